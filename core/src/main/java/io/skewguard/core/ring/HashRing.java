@@ -1,0 +1,392 @@
+package io.skewguard.core.ring;
+
+import net.openhft.hashing.Access;
+import net.openhft.hashing.LongHashFunction;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Consistent-hash ring with virtual nodes (DESIGN §2).
+ *
+ * <p><b>Points.</b> A node with ring weight {@code w} gets {@code max(1, round(vnodesPerUnit * w))}
+ * points (150 per unit by default); point {@code i} of node {@code id} sits at
+ * {@code xxh3(id + "#" + i)}, read as an unsigned 64-bit position on the circle. A key at position
+ * {@code h} belongs to the owner of the first point at or after {@code h} clockwise, wrapping from the
+ * top of the circle to point 0.
+ *
+ * <p><b>Lookup structure.</b> Sorted primitive arrays: {@code long[] points} (unsigned ascending) and
+ * {@code int[] owner} (node index, see {@link NodeIndex}), plus a prefix index {@code int[] bucketStart}
+ * of {@code 2^b + 1} entries, where {@code b = clamp(ceil(log2 P), 4, 20)} for {@code P} points (16 bits
+ * at 512 nodes × 150 points): {@code bucketStart[t]} is the first point whose top {@code b} bits are
+ * at least {@code t}. A lookup reads the bucket of the key's top bits and scans it linearly, on average
+ * {@code P / 2^b <= 1} points, so it costs O(1) expected time and two or three cache lines instead of
+ * the {@code log2 P} dependent loads of a binary search. No boxing, no allocation per lookup.
+ *
+ * <p><b>Changes.</b> Immutable: {@link #withNode(Node)} and {@link #withoutNode(String)} rebuild the
+ * arrays (O(P log P)) and return a new ring. Node indexes are stable across changes: a node that leaves
+ * keeps its index in {@link #nodes()} (it just owns no points), a node that joins is appended.
+ * Thread-safe.
+ */
+public final class HashRing {
+
+    /** Virtual points per unit of ring weight (DESIGN §2). */
+    public static final int DEFAULT_VNODES_PER_UNIT = 150;
+
+    private static final LongHashFunction XX3 = LongHashFunction.xx3();
+    private static final Access<CharSequence> CHARS = Access.toNativeCharSequence();
+    private static final int MIN_INDEX_BITS = 4;
+    private static final int MAX_INDEX_BITS = 20;
+
+    private final NodeIndex nodes;
+    private final int vnodesPerUnit;
+    /** By node index; null when the node is not on the ring. */
+    private final Node[] members;
+    private final int memberCount;
+    /** By node index; -1 when the rack is unknown or the node is not on the ring. */
+    private final int[] rackId;
+    private final int rackCount;
+    private final long[] points;
+    private final int[] owner;
+    private final int[] bucketStart;
+    private final int bucketShift;
+
+    private HashRing(NodeIndex nodes, Map<String, Node> memberById, int vnodesPerUnit) {
+        this.nodes = nodes;
+        this.vnodesPerUnit = vnodesPerUnit;
+        this.members = new Node[nodes.size()];
+        this.rackId = new int[nodes.size()];
+        Arrays.fill(rackId, -1);
+        Map<String, Integer> racks = new HashMap<>();
+        int total = 0;
+        for (Node node : memberById.values()) {
+            int index = nodes.require(node.id());
+            members[index] = node;
+            if (node.rack() != null) {
+                rackId[index] = racks.computeIfAbsent(node.rack(), r -> racks.size());
+            }
+            total += pointsOf(node, vnodesPerUnit);
+        }
+        this.memberCount = memberById.size();
+        this.rackCount = racks.size();
+
+        long[] unsortedPoints = new long[total];
+        int[] unsortedOwner = new int[total];
+        int p = 0;
+        for (Node node : memberById.values()) {
+            int index = nodes.indexOf(node.id());
+            int count = pointsOf(node, vnodesPerUnit);
+            for (int i = 0; i < count; i++) {
+                unsortedPoints[p] = XX3.hashChars(node.id() + "#" + i);
+                unsortedOwner[p] = index;
+                p++;
+            }
+        }
+        // sort by unsigned position; equal positions (astronomically rare) by node id, so the result
+        // does not depend on the order nodes were added in
+        Integer[] order = new Integer[total];
+        for (int i = 0; i < total; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, (a, b) -> {
+            int c = Long.compareUnsigned(unsortedPoints[a], unsortedPoints[b]);
+            return c != 0 ? c : nodes.id(unsortedOwner[a]).compareTo(nodes.id(unsortedOwner[b]));
+        });
+        this.points = new long[total];
+        this.owner = new int[total];
+        for (int i = 0; i < total; i++) {
+            points[i] = unsortedPoints[order[i]];
+            owner[i] = unsortedOwner[order[i]];
+        }
+
+        int bits = Math.max(MIN_INDEX_BITS, Math.min(MAX_INDEX_BITS, 64 - Long.numberOfLeadingZeros(Math.max(1, total - 1))));
+        this.bucketShift = 64 - bits;
+        this.bucketStart = new int[(1 << bits) + 1];
+        int i = 0;
+        for (int t = 0; t <= 1 << bits; t++) {
+            while (i < total && (points[i] >>> bucketShift) < t) {
+                i++;
+            }
+            bucketStart[t] = i;
+        }
+    }
+
+    private static int pointsOf(Node node, int vnodesPerUnit) {
+        return (int) Math.max(1, Math.round(vnodesPerUnit * node.ringWeight()));
+    }
+
+    /** A ring of {@code nodes} with 150 points per unit of ring weight; indexes follow the given order. */
+    public static HashRing of(Collection<Node> nodes) {
+        return of(nodes, DEFAULT_VNODES_PER_UNIT);
+    }
+
+    /** A ring of {@code nodes} with {@code vnodesPerUnit} points per unit of ring weight. */
+    public static HashRing of(Collection<Node> nodes, int vnodesPerUnit) {
+        return of(NodeIndex.empty(), nodes, vnodesPerUnit);
+    }
+
+    /**
+     * A ring of {@code nodes} whose node indexes extend {@code index}: nodes already in it keep their
+     * index, new ones are appended in the given order.
+     */
+    public static HashRing of(NodeIndex index, Collection<Node> nodes, int vnodesPerUnit) {
+        if (vnodesPerUnit < 1) {
+            throw new IllegalArgumentException("vnodes per unit must be at least 1, but is " + vnodesPerUnit);
+        }
+        Map<String, Node> byId = new LinkedHashMap<>();
+        NodeIndex grown = index;
+        for (Node node : nodes) {
+            Objects.requireNonNull(node, "node");
+            if (byId.put(node.id(), node) != null) {
+                throw new IllegalArgumentException("duplicate node id '" + node.id() + "'");
+            }
+            grown = grown.with(node.id());
+        }
+        return new HashRing(grown, byId, vnodesPerUnit);
+    }
+
+    /** A ring of equally weighted nodes on unknown racks. */
+    public static HashRing ofIds(String... ids) {
+        List<Node> nodes = new ArrayList<>(ids.length);
+        for (String id : ids) {
+            nodes.add(Node.of(id));
+        }
+        return of(nodes);
+    }
+
+    /** A new ring with {@code node} added, or replacing the member with the same id (new rack or weight). */
+    public HashRing withNode(Node node) {
+        Map<String, Node> byId = memberMap();
+        byId.put(node.id(), node);
+        return new HashRing(nodes.with(node.id()), byId, vnodesPerUnit);
+    }
+
+    /** A new ring without the node {@code id}; its index stays reserved in {@link #nodes()}. */
+    public HashRing withoutNode(String id) {
+        Map<String, Node> byId = memberMap();
+        if (byId.remove(id) == null) {
+            throw new IllegalArgumentException("node '" + id + "' is not on the ring");
+        }
+        return new HashRing(nodes, byId, vnodesPerUnit);
+    }
+
+    private Map<String, Node> memberMap() {
+        Map<String, Node> byId = new LinkedHashMap<>();
+        for (Node member : members) {
+            if (member != null) {
+                byId.put(member.id(), member);
+            }
+        }
+        return byId;
+    }
+
+    // ---------------------------------------------------------------- key hashing
+
+    /** {@code xxh3} of the key's bytes. */
+    public static long hashKey(byte[] key) {
+        return XX3.hashBytes(key);
+    }
+
+    /**
+     * {@code xxh3} of the key's UTF-16 chars (native byte order), without allocating. Note this is not
+     * the hash of the key's UTF-8 bytes: a cluster must hash its keys one way everywhere.
+     */
+    public static long hashKey(CharSequence key) {
+        if (key instanceof String s) {
+            return XX3.hashChars(s);
+        }
+        return XX3.hash(key, CHARS, 0, 2L * key.length());
+    }
+
+    /** {@code xxh3} of a numeric key (its 8 bytes). */
+    public static long hashKey(long key) {
+        return XX3.hashLong(key);
+    }
+
+    // ---------------------------------------------------------------- lookup
+
+    /**
+     * The node index owning ring position {@code hash}: the owner of the first point at or after it,
+     * clockwise with wrap-around. Expected O(1) (one prefix bucket, on average at most one point);
+     * allocation-free.
+     *
+     * @throws IllegalStateException when the ring has no nodes
+     */
+    public int lookup(long hash) {
+        return owner[pointIndexAtOrAfter(hash)];
+    }
+
+    /** {@link #lookup(long)} of {@link #hashKey(CharSequence)}; allocation-free. */
+    public int lookup(CharSequence key) {
+        return lookup(hashKey(key));
+    }
+
+    /** {@link #lookup(long)} of {@link #hashKey(byte[])}; allocation-free. */
+    public int lookup(byte[] key) {
+        return lookup(hashKey(key));
+    }
+
+    /** The id of the node owning {@code key}; allocation-free (returns the stored id). */
+    public String lookupId(CharSequence key) {
+        return nodes.id(lookup(key));
+    }
+
+    /** Index into the point arrays of the first point at or after {@code hash}, wrapping to 0. */
+    int pointIndexAtOrAfter(long hash) {
+        if (points.length == 0) {
+            throw new IllegalStateException("the ring has no nodes");
+        }
+        int bucket = (int) (hash >>> bucketShift);
+        int i = bucketStart[bucket];
+        int end = bucketStart[bucket + 1];
+        while (i < end && Long.compareUnsigned(points[i], hash) < 0) {
+            i++;
+        }
+        return i == points.length ? 0 : i;
+    }
+
+    // ---------------------------------------------------------------- candidate sets
+
+    /**
+     * The candidate set met walking clockwise from ring position {@code position}: up to {@code m}
+     * distinct nodes ({@code min(m, members)}), the owner of {@code position} first (the anchor).
+     *
+     * <p>Rack rule: the first walk takes a node only if its rack is not yet in the set (nodes on an
+     * unknown rack never conflict). If the ring has fewer racks than {@code m}, that walk ends with one
+     * node per rack, and a second walk from the same point fills the set with the remaining distinct
+     * nodes in clockwise order, so every rack is represented before any rack appears twice. With no
+     * racks known this is simply the first {@code m} distinct nodes clockwise.
+     *
+     * <p>Cost: O(m) expected steps per walk on a well-mixed ring; the first walk may go once around the
+     * ring (O(P)) when some rack is rare. Allocates the result and a scratch array: meant for building
+     * slot tables, not for the per-write path.
+     */
+    public CandidateSet candidates(long position, int m) {
+        if (m < 1) {
+            throw new IllegalArgumentException("a candidate set needs m >= 1, but m is " + m);
+        }
+        int size = Math.min(m, memberCount);
+        if (size == 0) {
+            throw new IllegalStateException("the ring has no nodes");
+        }
+        int[] chosen = new int[size];
+        boolean[] inSet = new boolean[nodes.size()];
+        boolean[] rackInSet = new boolean[rackCount];
+        int unknownRackLeft = 0;
+        for (int node = 0; node < members.length; node++) {
+            if (members[node] != null && rackId[node] < 0) {
+                unknownRackLeft++;
+            }
+        }
+        int count = 0;
+        int racksUsed = 0;
+        int start = pointIndexAtOrAfter(position);
+        int total = points.length;
+        for (int step = 0; step < total && count < size; step++) {
+            if (racksUsed == rackCount && unknownRackLeft == 0) {
+                break; // no node left that this walk could take
+            }
+            int node = owner[(start + step) % total];
+            if (inSet[node]) {
+                continue;
+            }
+            int rack = rackId[node];
+            if (rack >= 0) {
+                if (rackInSet[rack]) {
+                    continue;
+                }
+                rackInSet[rack] = true;
+                racksUsed++;
+            } else {
+                unknownRackLeft--;
+            }
+            inSet[node] = true;
+            chosen[count++] = node;
+        }
+        for (int step = 0; step < total && count < size; step++) {
+            int node = owner[(start + step) % total];
+            if (!inSet[node]) {
+                inSet[node] = true;
+                chosen[count++] = node;
+            }
+        }
+        return new CandidateSet(chosen);
+    }
+
+    // ---------------------------------------------------------------- accessors
+
+    /** The node-id table; indexes returned by {@link #lookup(long)} point into it. */
+    public NodeIndex nodes() {
+        return nodes;
+    }
+
+    /** Virtual points per unit of ring weight. */
+    public int vnodesPerUnit() {
+        return vnodesPerUnit;
+    }
+
+    /** Number of nodes on the ring. */
+    public int memberCount() {
+        return memberCount;
+    }
+
+    /** True when the node at {@code index} is on the ring. */
+    public boolean isMember(int index) {
+        return index >= 0 && index < members.length && members[index] != null;
+    }
+
+    /** The member at {@code index}; an {@link IllegalArgumentException} when it is not on the ring. */
+    public Node member(int index) {
+        if (!isMember(index)) {
+            throw new IllegalArgumentException("node index " + index + " is not on the ring");
+        }
+        return members[index];
+    }
+
+    /** The nodes on the ring, in index order. */
+    public List<Node> members() {
+        List<Node> list = new ArrayList<>(memberCount);
+        for (Node member : members) {
+            if (member != null) {
+                list.add(member);
+            }
+        }
+        return List.copyOf(list);
+    }
+
+    /** The rack of the node at {@code index}, or null when unknown or not on the ring. */
+    public String rack(int index) {
+        return isMember(index) ? members[index].rack() : null;
+    }
+
+    /** Number of distinct known racks among the members. */
+    public int rackCount() {
+        return rackCount;
+    }
+
+    /** Total number of virtual points. */
+    public int pointCount() {
+        return points.length;
+    }
+
+    /** Position of point {@code i} (points ascend as unsigned numbers). */
+    public long point(int i) {
+        return points[i];
+    }
+
+    /** Node index owning point {@code i}. */
+    public int ownerOfPoint(int i) {
+        return owner[i];
+    }
+
+    @Override
+    public String toString() {
+        return "HashRing[" + memberCount + " nodes, " + points.length + " points, " + rackCount + " racks]";
+    }
+}
