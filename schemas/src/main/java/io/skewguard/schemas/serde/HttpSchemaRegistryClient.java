@@ -1,0 +1,210 @@
+package io.skewguard.schemas.serde;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Optional;
+import org.apache.avro.Schema;
+import org.apache.avro.SchemaParseException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Client of the Confluent Schema Registry REST API v1, the subset the serde needs:
+ *
+ * <ul>
+ *   <li>{@code POST /subjects/{subject}/versions} with {@code {"schema": "..."}}, answering
+ *       {@code {"id": N}};
+ *   <li>{@code GET /schemas/ids/{id}}, answering {@code {"schema": "..."}};
+ *   <li>{@code GET /subjects/{subject}/versions/latest}, answering
+ *       {@code {"subject", "version", "id", "schema"}}.
+ * </ul>
+ *
+ * <p>Uses the JDK's {@link HttpClient} so that the schemas jar adds no HTTP dependency to every
+ * app. Several base URLs are tried in turn: a URL that cannot be reached, times out or answers 5xx
+ * gives way to the next; a 4xx answer is the registry's verdict and is not retried. Errors carry
+ * the URL, the HTTP status and the registry's {@code error_code} and {@code message}.
+ *
+ * <p>No caching here; {@link SchemaRegistryClient#forConfig} puts a {@link
+ * CachingSchemaRegistryClient} in front.
+ */
+public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
+
+  /** Content type of the Confluent REST API v1, sent as Content-Type and Accept. */
+  public static final String CONTENT_TYPE = "application/vnd.schemaregistry.v1+json";
+
+  private static final Logger LOG = LoggerFactory.getLogger(HttpSchemaRegistryClient.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final List<String> baseUrls;
+  private final Optional<String> authorization;
+  private final Duration requestTimeout;
+  private final HttpClient http;
+
+  /** A client of the registries named by {@code config}'s http(s) URLs. */
+  public HttpSchemaRegistryClient(SchemaRegistrySerdeConfig config) {
+    List<String> bases = new ArrayList<>();
+    for (URI url : config.urls()) {
+      bases.add(withoutUserInfo(url));
+    }
+    this.baseUrls = List.copyOf(bases);
+    this.authorization = config.basicAuthUserInfo().map(info ->
+        "Basic " + Base64.getEncoder().encodeToString(info.getBytes(StandardCharsets.UTF_8)));
+    this.requestTimeout = config.requestTimeout();
+    this.http = HttpClient.newBuilder()
+        .connectTimeout(config.connectTimeout())
+        .followRedirects(HttpClient.Redirect.NORMAL)
+        .build();
+  }
+
+  @Override
+  public int register(String subject, Schema schema) {
+    ObjectNode body = JSON.createObjectNode().put("schema", schema.toString());
+    JsonNode answer = send("POST", "/subjects/" + encode(subject) + "/versions", body.toString());
+    return intField(answer, "id", "POST /subjects/" + subject + "/versions");
+  }
+
+  @Override
+  public Schema getById(int id) {
+    JsonNode answer = send("GET", "/schemas/ids/" + id, null);
+    return schemaField(answer, "GET /schemas/ids/" + id);
+  }
+
+  @Override
+  public RegisteredSchema latest(String subject) {
+    String what = "GET /subjects/" + subject + "/versions/latest";
+    JsonNode answer = send("GET", "/subjects/" + encode(subject) + "/versions/latest", null);
+    return new RegisteredSchema(intField(answer, "id", what), intField(answer, "version", what), schemaField(answer, what));
+  }
+
+  private JsonNode send(String method, String path, String body) {
+    List<String> failures = new ArrayList<>();
+    for (String base : baseUrls) {
+      URI uri = URI.create(base + path);
+      HttpRequest.Builder request = HttpRequest.newBuilder(uri)
+          .timeout(requestTimeout)
+          .header("Accept", CONTENT_TYPE);
+      authorization.ifPresent(value -> request.header("Authorization", value));
+      if (body != null) {
+        request.header("Content-Type", CONTENT_TYPE);
+        request.method(method, HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+      } else {
+        request.method(method, HttpRequest.BodyPublishers.noBody());
+      }
+      HttpResponse<String> response;
+      try {
+        response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+      } catch (IOException e) {
+        LOG.warn("schema registry {} {} failed: {}", method, uri, e.toString());
+        failures.add(uri + ": " + e);
+        continue;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new SchemaRegistryException("interrupted during " + method + " " + uri, e);
+      }
+      int status = response.statusCode();
+      if (status >= 200 && status < 300) {
+        return parse(response.body(), method + " " + uri, status);
+      }
+      SchemaRegistryException refusal = refusal(method, uri, status, response.body());
+      if (status >= 500) {
+        LOG.warn("{}", refusal.getMessage());
+        failures.add(refusal.getMessage());
+        continue;
+      }
+      throw refusal;
+    }
+    throw new SchemaRegistryException(
+        "schema registry unreachable: " + method + " " + path + " failed on every URL: " + String.join("; ", failures),
+        (Throwable) null);
+  }
+
+  private static SchemaRegistryException refusal(String method, URI uri, int status, String body) {
+    int errorCode = SchemaRegistryException.NO_ANSWER;
+    String message = body == null ? "" : body.strip();
+    try {
+      JsonNode json = JSON.readTree(body);
+      if (json != null && json.isObject()) {
+        if (json.path("error_code").canConvertToInt()) {
+          errorCode = json.get("error_code").asInt();
+        }
+        if (json.hasNonNull("message")) {
+          message = json.get("message").asText();
+        }
+      }
+    } catch (IOException e) {
+      // not JSON (a proxy's HTML page, say): keep the raw body as the message
+    }
+    if (message.length() > 500) {
+      message = message.substring(0, 500) + "...";
+    }
+    return new SchemaRegistryException(
+        "schema registry " + method + " " + uri + " answered HTTP " + status
+            + (errorCode == SchemaRegistryException.NO_ANSWER ? "" : " error_code " + errorCode)
+            + ": " + message,
+        status, errorCode);
+  }
+
+  private static JsonNode parse(String body, String what, int status) {
+    try {
+      return JSON.readTree(body);
+    } catch (IOException e) {
+      throw new SchemaRegistryException(what + " answered HTTP " + status + " with a body that is not JSON: " + e.getMessage(),
+          status, SchemaRegistryException.NO_ANSWER);
+    }
+  }
+
+  private static int intField(JsonNode answer, String field, String what) {
+    JsonNode node = answer == null ? null : answer.get(field);
+    if (node == null || !node.canConvertToInt()) {
+      throw new SchemaRegistryException(what + " answered without an integer \"" + field + "\": " + answer,
+          200, SchemaRegistryException.NO_ANSWER);
+    }
+    return node.asInt();
+  }
+
+  private static Schema schemaField(JsonNode answer, String what) {
+    JsonNode node = answer == null ? null : answer.get("schema");
+    if (node == null || !node.isTextual()) {
+      throw new SchemaRegistryException(what + " answered without a \"schema\" string: " + answer,
+          200, SchemaRegistryException.NO_ANSWER);
+    }
+    try {
+      return new Schema.Parser().parse(node.asText());
+    } catch (SchemaParseException e) {
+      throw new SchemaRegistryException(what + " answered a schema that is not Avro: " + e.getMessage(),
+          200, SchemaRegistryException.NO_ANSWER);
+    }
+  }
+
+  private static String encode(String subject) {
+    return URLEncoder.encode(subject, StandardCharsets.UTF_8).replace("+", "%20");
+  }
+
+  private static String withoutUserInfo(URI url) {
+    String text = url.toString();
+    if (url.getRawUserInfo() != null) {
+      text = text.replace(url.getRawUserInfo() + "@", "");
+    }
+    while (text.endsWith("/")) {
+      text = text.substring(0, text.length() - 1);
+    }
+    return text;
+  }
+
+  @Override
+  public String toString() {
+    return String.join(",", baseUrls);
+  }
+}
