@@ -1,0 +1,27 @@
+package io.skewguard.balancer.policy;
+
+/** What the controller did with one report. Only {@link #ADJUSTED} and {@link #DECAYED} open a new epoch. */
+public enum RoundOutcome {
+    /** No repair runs and weights do not decay: nothing to do. */
+    IDLE,
+    /** Less than the minimum round interval since the last round: the report is only watched. */
+    TOO_SOON,
+    /** A round changed weights: new epoch. */
+    ADJUSTED,
+    /** The heat Gini is at or below the repair target: the repair ends, weights stay. */
+    TARGET_REACHED,
+    /** Every node's load ratio is inside the deadband: the repair ends, weights stay. */
+    INSIDE_DEADBAND,
+    /**
+     * Every node outside the deadband already sits at the bound it pushes against: weights alone
+     * cannot do more. No new epoch; the repair stays armed and resumes if the load shifts.
+     */
+    FLOOR_REACHED,
+    /** After a repair, weights moved back toward 1.0 (only with decay configured): new epoch. */
+    DECAYED;
+
+    /** Whether this outcome writes a new weight-table epoch. */
+    public boolean opensEpoch() {
+        return this == ADJUSTED || this == DECAYED;
+    }
+}
