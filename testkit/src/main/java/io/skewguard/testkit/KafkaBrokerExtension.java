@@ -10,8 +10,9 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * JUnit 5 extension that runs one {@link EmbeddedKafka} per test class: started before the first
  * test, closed (data removed) after the last.
  *
- * <p>Why one per class rather than one per JVM: a broker starts in about 3–4 s, which is cheap
- * next to the confusion a shared broker causes (topics and consumer groups left by another class,
+ * <p>Why one per class rather than one per JVM: only the first broker of a JVM is slow to start
+ * (3–5 s here, mostly class loading); later ones start in well under a second, which is cheap next
+ * to the confusion a shared broker causes (topics and consumer groups left by another class,
  * a restart test pulling the broker from under its neighbours). Give each test its own topic names
  * within a class. {@link org.junit.jupiter.api.Nested @Nested} classes reuse their enclosing
  * class's broker.

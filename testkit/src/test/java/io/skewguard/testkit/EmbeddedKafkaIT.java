@@ -14,12 +14,20 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
+import java.util.concurrent.atomic.AtomicInteger;
+
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.utils.Utils;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LogEvent;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.apache.logging.log4j.core.appender.AbstractAppender;
+import org.apache.logging.log4j.core.config.LoggerConfig;
+import org.apache.logging.log4j.core.config.Property;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +52,8 @@ class EmbeddedKafkaIT {
             long startMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
             System.gc();
             long heapAfter = memory.getHeapMemoryUsage().getUsed();
-            LOG.info("measured: broker start -> ready {} ms, heap used by the idle broker {} MB",
+            LOG.info("measured: broker start -> ready {} ms, heap retained by the idle broker {} MB"
+                    + " (less if an earlier broker in this JVM already loaded the classes)",
                     startMillis, (heapAfter - heapBefore) / (1024 * 1024));
 
             dataDir = kafka.dataDir();
@@ -115,6 +124,44 @@ class EmbeddedKafkaIT {
             assertThat(kafka.bootstrapServers()).isEqualTo("127.0.0.1:" + port);
             assertThat(kafka.adminClient().describeCluster().nodes().get(30, TimeUnit.SECONDS))
                     .singleElement().satisfies(node -> assertThat(node.port()).isEqualTo(port));
+        }
+    }
+
+    @Test
+    void brokerStartLogsOnlyAFewLinesWithTheShippedConfig() {
+        LoggerContext context = (LoggerContext) LogManager.getContext(false);
+        assertThat(context.getConfiguration().getConfigurationSource().getLocation()).endsWith("log4j2-test.xml");
+        LineCounter lines = new LineCounter();
+        lines.start();
+        LoggerConfig root = context.getConfiguration().getRootLogger();
+        root.addAppender(lines, null, null);
+        context.updateLoggers();
+        try (EmbeddedKafka kafka = EmbeddedKafka.builder().build().start()) {
+            kafka.createTopics(1, "quiet");
+            sendNumbered(kafka, "quiet", 100);
+        } finally {
+            root.removeAppender(lines.getName());
+            context.updateLoggers();
+        }
+        // at INFO a start alone logs well over a thousand lines; at WARN a handful
+        assertThat(lines.count()).isPositive().isLessThan(50);
+    }
+
+    /** Counts the events that reach the root logger's appenders, i.e. the lines that would be printed. */
+    private static final class LineCounter extends AbstractAppender {
+        private final AtomicInteger count = new AtomicInteger();
+
+        LineCounter() {
+            super("line-counter", null, null, true, Property.EMPTY_ARRAY);
+        }
+
+        @Override
+        public void append(LogEvent event) {
+            count.incrementAndGet();
+        }
+
+        int count() {
+            return count.get();
         }
     }
 
