@@ -1,5 +1,6 @@
 package io.skewguard.schemas.serde;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -41,14 +42,15 @@ final class BoundedDecoder extends Decoder {
       throw new AvroRuntimeException("negative " + what + " length " + length);
     }
     if (length > limit) {
-      throw new AvroRuntimeException(what + " length " + length + " exceeds the " + limit + "-byte body");
+      // the body cannot hold it: as far as the reader can tell, the body ends early
+      throw new EOFException(what + " length " + length + " exceeds the " + limit + "-byte body");
     }
     return (int) length;
   }
 
-  private long count(long count, String what) {
+  private long count(long count, String what) throws EOFException {
     if (Math.abs(count) > limit) {
-      throw new AvroRuntimeException(what + " of " + count + " items exceeds the " + limit + "-byte body");
+      throw new EOFException(what + " of " + Math.abs(count) + " items exceeds the " + limit + "-byte body");
     }
     return count;
   }

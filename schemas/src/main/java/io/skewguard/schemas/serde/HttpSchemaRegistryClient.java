@@ -126,7 +126,7 @@ public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
       throw refusal;
     }
     throw new SchemaRegistryException(
-        "schema registry unreachable: " + method + " " + path + " failed on every URL: " + String.join("; ", failures),
+        "no schema registry reachable: " + method + " " + path + " failed on every URL: " + String.join("; ", failures),
         (Throwable) null);
   }
 

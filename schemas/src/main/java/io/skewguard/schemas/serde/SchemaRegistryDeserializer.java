@@ -102,7 +102,7 @@ public final class SchemaRegistryDeserializer<T extends SpecificRecord> implemen
     } catch (EOFException e) {
       throw new SerializationException(
           topic + ": truncated Avro body: " + bodyLength + " bytes end before the record of schema id " + id
-              + " is complete", e);
+              + " is complete" + (e.getMessage() == null ? "" : " (" + e.getMessage() + ")"), e);
     } catch (IOException | RuntimeException e) {
       throw new SerializationException(
           topic + ": malformed Avro body for schema id " + id + " (" + bodyLength + " bytes): " + e.getMessage(), e);

@@ -1,0 +1,200 @@
+package io.skewguard.schemas.serde;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.skewguard.schemas.CapacityEvent;
+import io.skewguard.schemas.WriteEvent;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.common.errors.SerializationException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The serde against a Confluent-REST-speaking HTTP server on loopback. */
+class HttpSchemaRegistryClientTest {
+
+  private FakeConfluentRegistry registry;
+
+  @BeforeEach
+  void start() throws IOException {
+    registry = new FakeConfluentRegistry();
+  }
+
+  @AfterEach
+  void stop() {
+    registry.close();
+  }
+
+  private Map<String, Object> config(String url) {
+    Map<String, Object> config = new HashMap<>();
+    config.put(SchemaRegistrySerdeConfig.URL, url);
+    return config;
+  }
+
+  @Test
+  void recordsRoundTripThroughARestRegistryWithOneRequestPerSchemaAndClient() {
+    var producer = SchemaRegistrySerde.of(CapacityEvent.class, config(registry.url()), false);
+    var consumer = SchemaRegistrySerde.of(CapacityEvent.class, config(registry.url()), false);
+    for (int i = 0; i < 20; i++) {
+      byte[] bytes = producer.serializer().serialize("skew.node-capacity", SampleRecords.capacityFull());
+      assertThat(ByteBuffer.wrap(bytes, 1, 4).getInt()).isEqualTo(100);
+      assertThat(consumer.deserializer().deserialize("skew.node-capacity", bytes)).isEqualTo(SampleRecords.capacityFull());
+    }
+    assertThat(registry.count("POST", "/subjects/skew.node-capacity-value/versions")).isEqualTo(1);
+    assertThat(registry.count("GET", "/schemas/ids/100")).isEqualTo(1);
+    assertThat(registry.requests()).hasSize(2);
+  }
+
+  @Test
+  void requestsUseTheConfluentContentTypeAndSendTheSchemaAsJsonString() throws Exception {
+    SchemaRegistrySerde.of(WriteEvent.class, config(registry.url()), false)
+        .serializer().serialize("skew.node-writes", SampleRecords.writeEvent());
+    FakeConfluentRegistry.Request post = registry.requests().get(0);
+    assertThat(post.contentType()).isEqualTo("application/vnd.schemaregistry.v1+json");
+    assertThat(post.accept()).isEqualTo("application/vnd.schemaregistry.v1+json");
+    var body = new com.fasterxml.jackson.databind.ObjectMapper().readTree(post.body());
+    assertThat(new org.apache.avro.Schema.Parser().parse(body.get("schema").asText()))
+        .isEqualTo(WriteEvent.getClassSchema());
+  }
+
+  @Test
+  void basicAuthUserInfoIsSentAsAuthorizationHeader() {
+    registry.requireBasicAuth("skew", "s3cret:with-colon");
+    Map<String, Object> config = config(registry.url());
+    config.put(SchemaRegistrySerdeConfig.BASIC_AUTH_SOURCE, "USER_INFO");
+    config.put(SchemaRegistrySerdeConfig.BASIC_AUTH_USER_INFO, "skew:s3cret:with-colon");
+    var serde = SchemaRegistrySerde.of(WriteEvent.class, config, false);
+    byte[] bytes = serde.serializer().serialize("skew.node-writes", SampleRecords.writeEvent());
+    assertThat(SchemaRegistrySerde.of(WriteEvent.class, config, false).deserializer().deserialize("skew.node-writes", bytes))
+        .isEqualTo(SampleRecords.writeEvent());
+    assertThat(registry.requests()).allSatisfy(r ->
+        assertThat(r.authorization()).isEqualTo("Basic c2tldzpzM2NyZXQ6d2l0aC1jb2xvbg=="));
+  }
+
+  @Test
+  void basicAuthFromTheUrlIsSentAndTheUserInfoIsNotPartOfTheRequestUrl() {
+    registry.requireBasicAuth("skew", "pw");
+    Map<String, Object> config = config(registry.url().replace("http://", "http://skew:pw@"));
+    config.put(SchemaRegistrySerdeConfig.BASIC_AUTH_SOURCE, "URL");
+    SchemaRegistrySerde.of(WriteEvent.class, config, false).serializer().serialize("skew.node-writes", SampleRecords.writeEvent());
+    assertThat(registry.requests()).singleElement().satisfies(r -> assertThat(r.authorization()).startsWith("Basic "));
+  }
+
+  @Test
+  void wrongCredentialsFailWithStatusErrorCodeAndMessage() {
+    registry.requireBasicAuth("skew", "right");
+    Map<String, Object> config = config(registry.url());
+    config.put(SchemaRegistrySerdeConfig.BASIC_AUTH_USER_INFO, "skew:wrong");
+    var serde = SchemaRegistrySerde.of(WriteEvent.class, config, false);
+    assertThatThrownBy(() -> serde.serializer().serialize("skew.node-writes", SampleRecords.writeEvent()))
+        .isInstanceOf(SerializationException.class)
+        .hasMessageStartingWith("skew.node-writes: cannot register the schema of WriteEvent under subject skew.node-writes-value")
+        .hasMessageContaining("answered HTTP 401 error_code 40101: Unauthorized");
+  }
+
+  @Test
+  void unknownSchemaIdFailsWithTheRegistrysAnswer() {
+    var serde = SchemaRegistrySerde.of(WriteEvent.class, config(registry.url()), false);
+    byte[] bytes = {0, 0, 0, 0, 99, 2, 'x'};
+    assertThatThrownBy(() -> serde.deserializer().deserialize("skew.node-writes", bytes))
+        .isInstanceOf(SerializationException.class)
+        .hasMessageStartingWith("skew.node-writes: unknown schema id 99")
+        .hasMessageContaining("HTTP 404 error_code 40403: Schema 99 not found");
+  }
+
+  @Test
+  void unreachableRegistryFailsNamingTheTopicAndTheUrl() throws IOException {
+    String closed = "http://127.0.0.1:" + closedPort();
+    var serde = SchemaRegistrySerde.of(WriteEvent.class, config(closed), false);
+    assertThatThrownBy(() -> serde.serializer().serialize("skew.node-writes", SampleRecords.writeEvent()))
+        .isInstanceOf(SerializationException.class)
+        .hasMessageStartingWith("skew.node-writes: cannot register")
+        .hasMessageContaining("no schema registry reachable")
+        .hasMessageContaining(closed);
+    byte[] bytes = {0, 0, 0, 0, 1, 2, 'x'};
+    assertThatThrownBy(() -> serde.deserializer().deserialize("skew.node-writes", bytes))
+        .isInstanceOf(SerializationException.class)
+        .hasMessageStartingWith("skew.node-writes: cannot fetch schema id 1 from the schema registry")
+        .hasMessageContaining("no schema registry reachable");
+  }
+
+  @Test
+  void laterUrlsAreTriedWhenEarlierOnesAreDownOrFailing() throws IOException {
+    try (FakeConfluentRegistry broken = new FakeConfluentRegistry()) {
+      broken.failEverything();
+      String urls = "http://127.0.0.1:" + closedPort() + " , " + broken.url() + "," + registry.url();
+      var serde = SchemaRegistrySerde.of(WriteEvent.class, config(urls), false);
+      byte[] bytes = serde.serializer().serialize("skew.node-writes", SampleRecords.writeEvent());
+      assertThat(ByteBuffer.wrap(bytes, 1, 4).getInt()).isEqualTo(100);
+      assertThat(broken.requests()).hasSize(1);
+      assertThat(registry.requests()).hasSize(1);
+    }
+  }
+
+  @Test
+  void serverErrorOnEveryUrlReportsEachStatus() {
+    registry.failEverything();
+    var serde = SchemaRegistrySerde.of(WriteEvent.class, config(registry.url()), false);
+    assertThatThrownBy(() -> serde.serializer().serialize("skew.node-writes", SampleRecords.writeEvent()))
+        .isInstanceOf(SerializationException.class)
+        .hasMessageContaining("HTTP 500 error_code 50001: Error in the backend data store");
+  }
+
+  @Test
+  void requestThatGetsNoAnswerWithinTheTimeoutFails() {
+    registry.hang();
+    Map<String, Object> config = config(registry.url());
+    config.put(SchemaRegistrySerdeConfig.REQUEST_TIMEOUT_MS, "300");
+    var serde = SchemaRegistrySerde.of(WriteEvent.class, config, false);
+    assertThatThrownBy(() -> serde.serializer().serialize("skew.node-writes", SampleRecords.writeEvent()))
+        .isInstanceOf(SerializationException.class)
+        .hasMessageContaining("HttpTimeoutException");
+  }
+
+  @Test
+  void withoutAutoRegisterTheLatestVersionIsLookedUpOnceAndNothingIsPosted() {
+    SchemaRegistrySerde.of(WriteEvent.class, config(registry.url()), false)
+        .serializer().serialize("skew.node-writes", SampleRecords.writeEvent());
+    Map<String, Object> config = config(registry.url());
+    config.put(SchemaRegistrySerdeConfig.AUTO_REGISTER, "false");
+    var strict = SchemaRegistrySerde.of(WriteEvent.class, config, false);
+    for (int i = 0; i < 5; i++) {
+      byte[] bytes = strict.serializer().serialize("skew.node-writes", SampleRecords.writeEvent());
+      assertThat(ByteBuffer.wrap(bytes, 1, 4).getInt()).isEqualTo(100);
+    }
+    assertThat(registry.count("GET", "/subjects/skew.node-writes-value/versions/latest")).isEqualTo(1);
+    assertThat(registry.count("POST", "/")).isEqualTo(1);
+  }
+
+  @Test
+  void withoutAutoRegisterAMissingSubjectFailsWithTheRegistrysAnswer() {
+    Map<String, Object> config = config(registry.url());
+    config.put(SchemaRegistrySerdeConfig.AUTO_REGISTER, false);
+    var strict = SchemaRegistrySerde.of(WriteEvent.class, config, false);
+    assertThatThrownBy(() -> strict.serializer().serialize("skew.node-writes", SampleRecords.writeEvent()))
+        .isInstanceOf(SerializationException.class)
+        .hasMessageContaining("HTTP 404 error_code 40401: Subject 'skew.node-writes-value' not found.");
+  }
+
+  @Test
+  void baseUrlWithAPathAndTrailingSlashIsHonoured() {
+    var serde = SchemaRegistrySerde.of(WriteEvent.class, config(registry.url() + "/apis/ccompat/v7/"), false);
+    assertThatThrownBy(() -> serde.serializer().serialize("skew.node-writes", SampleRecords.writeEvent()))
+        .hasMessageContaining("HTTP 404");
+    assertThat(registry.requests()).singleElement()
+        .satisfies(r -> assertThat(r.path()).isEqualTo("/apis/ccompat/v7/subjects/skew.node-writes-value/versions"));
+  }
+
+  /** A port on 127.0.0.1 nobody listens on: bound once, then released. */
+  private static int closedPort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    }
+  }
+}
