@@ -64,7 +64,8 @@ public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
     this.requestTimeout = config.requestTimeout();
     this.http = HttpClient.newBuilder()
         .connectTimeout(config.connectTimeout())
-        .followRedirects(HttpClient.Redirect.NORMAL)
+        // a redirected POST may come back as a GET and "succeed" wrongly: report 3xx as an error
+        .followRedirects(HttpClient.Redirect.NEVER)
         .build();
   }
 

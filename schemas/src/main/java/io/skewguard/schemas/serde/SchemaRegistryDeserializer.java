@@ -31,6 +31,10 @@ import org.slf4j.LoggerFactory;
  * record, or a body that does not match the writer schema. Apps send such records to the
  * dead-letter topic with that message as the reason.
  *
+ * <p>One failure is not the record's fault: when the registry cannot be reached, the exception's
+ * cause is a {@link SchemaRegistryException} with {@link SchemaRegistryException#isUnreachable()}
+ * true. Dead-lettering then would throw good records away; an app should rather retry or stop.
+ *
  * @param <T> the generated record class
  */
 public final class SchemaRegistryDeserializer<T extends SpecificRecord> implements Deserializer<T> {

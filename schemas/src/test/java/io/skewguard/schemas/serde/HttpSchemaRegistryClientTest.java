@@ -105,7 +105,11 @@ class HttpSchemaRegistryClientTest {
     assertThatThrownBy(() -> serde.deserializer().deserialize("skew.node-writes", bytes))
         .isInstanceOf(SerializationException.class)
         .hasMessageStartingWith("skew.node-writes: unknown schema id 99")
-        .hasMessageContaining("HTTP 404 error_code 40403: Schema 99 not found");
+        .hasMessageContaining("HTTP 404 error_code 40403: Schema 99 not found")
+        .cause().isInstanceOfSatisfying(SchemaRegistryException.class, e -> {
+          assertThat(e.isNotFound()).isTrue();
+          assertThat(e.isUnreachable()).isFalse();
+        });
   }
 
   @Test
@@ -121,7 +125,9 @@ class HttpSchemaRegistryClientTest {
     assertThatThrownBy(() -> serde.deserializer().deserialize("skew.node-writes", bytes))
         .isInstanceOf(SerializationException.class)
         .hasMessageStartingWith("skew.node-writes: cannot fetch schema id 1 from the schema registry")
-        .hasMessageContaining("no schema registry reachable");
+        .hasMessageContaining("no schema registry reachable")
+        .cause().isInstanceOfSatisfying(SchemaRegistryException.class,
+            e -> assertThat(e.isUnreachable()).as("transient, not the record's fault").isTrue());
   }
 
   @Test
