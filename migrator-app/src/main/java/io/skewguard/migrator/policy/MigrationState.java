@@ -1,0 +1,72 @@
+package io.skewguard.migrator.policy;
+
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import java.util.Set;
+
+/**
+ * Where one shard migration stands (DESIGN.md section 5). The annotations only name the variants
+ * for the coordinator's JSON state store.
+ *
+ * <pre>
+ *   Copying ──COPY DONE──▶ Copied ──(batch copied)──▶ Preparing ──both PREPARE DONE──▶ Prepared
+ *   Prepared ──(its turn)──▶ Committing ──both COMMIT DONE──▶ CleaningUp ──CLEANUP DONE──▶ Cleaned
+ *   Copying | Copied | Preparing | Prepared ──(batch aborts)──▶ Aborting ──both ABORT DONE──▶ Aborted
+ * </pre>
+ */
+@JsonTypeInfo(use = JsonTypeInfo.Id.SIMPLE_NAME, property = "state")
+@JsonSubTypes({
+    @JsonSubTypes.Type(MigrationState.Copying.class),
+    @JsonSubTypes.Type(MigrationState.Copied.class),
+    @JsonSubTypes.Type(MigrationState.Preparing.class),
+    @JsonSubTypes.Type(MigrationState.Prepared.class),
+    @JsonSubTypes.Type(MigrationState.Committing.class),
+    @JsonSubTypes.Type(MigrationState.CleaningUp.class),
+    @JsonSubTypes.Type(MigrationState.Cleaned.class),
+    @JsonSubTypes.Type(MigrationState.Aborting.class),
+    @JsonSubTypes.Type(MigrationState.Aborted.class)
+})
+public sealed interface MigrationState {
+
+    /** COPY sent to the target; {@code lastHeardAt} is the last COPY answer (or the send). */
+    record Copying(long bytesCopied, long lastHeardAt) implements MigrationState {}
+
+    /** The target reported the copy complete; waits for the rest of its batch. */
+    record Copied() implements MigrationState {}
+
+    /** PREPARE sent to source and target; {@code acknowledged} answered PREPARED. */
+    record Preparing(Set<String> acknowledged) implements MigrationState {
+        public Preparing {
+            acknowledged = Set.copyOf(acknowledged);
+        }
+    }
+
+    /** Both participants are prepared; waits for its turn to commit. */
+    record Prepared() implements MigrationState {}
+
+    /** Past the commit point: the slot table names the target; COMMIT sent at {@code sentAt}. */
+    record Committing(Set<String> acknowledged, long sentAt) implements MigrationState {
+        public Committing {
+            acknowledged = Set.copyOf(acknowledged);
+        }
+    }
+
+    /**
+     * Committed on both participants; CLEANUP sent to the source at {@code sentAt}.
+     * {@code targetCommittedAt} is the target's own clock when it committed.
+     */
+    record CleaningUp(long sentAt, long targetCommittedAt) implements MigrationState {}
+
+    /** Done: the source freed the shard at {@code sourceCleanedAt} (its own clock). */
+    record Cleaned(long targetCommittedAt, long sourceCleanedAt) implements MigrationState {}
+
+    /** ABORT sent to source and target; {@code acknowledged} answered ABORTED. */
+    record Aborting(Set<String> acknowledged) implements MigrationState {
+        public Aborting {
+            acknowledged = Set.copyOf(acknowledged);
+        }
+    }
+
+    /** Done: the slot table never changed, the target dropped its copy. */
+    record Aborted() implements MigrationState {}
+}

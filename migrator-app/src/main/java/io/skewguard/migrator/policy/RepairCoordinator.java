@@ -1,0 +1,148 @@
+package io.skewguard.migrator.policy;
+
+import io.skewguard.schemas.StepResult;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The repair loop of one cluster (DESIGN.md section 5): starts on CONFIRMED CAPACITY, then plans,
+ * runs one switch batch, re-plans from fresh figures, and so on until the planner finds the CV at
+ * its target — also after the alert has cleared — or finds no move that improves it.
+ *
+ * <p>Pure apart from logging: each call takes the cluster's {@link RepairState} and returns the next
+ * one with the effects to carry out. The cluster's figures are read through a supplier only when a
+ * plan is due, so that answering a status costs no store scan.
+ */
+public final class RepairCoordinator {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RepairCoordinator.class);
+
+    private final MigrationPlanner planner;
+    private final BatchStateMachine machine;
+    private final AdaptiveRateLimiter limiter;
+    private final int maxParallel;
+
+    public RepairCoordinator(MigrationPlanner planner, BatchStateMachine machine, AdaptiveRateLimiter limiter, int maxParallel) {
+        if (maxParallel < 1) {
+            throw new IllegalArgumentException("maxParallel must be >= 1, was " + maxParallel);
+        }
+        this.planner = planner;
+        this.machine = machine;
+        this.limiter = limiter;
+        this.maxParallel = maxParallel;
+    }
+
+    /** Next state and effects. */
+    public record Result(RepairState state, List<Effect> effects) {
+        public Result {
+            effects = List.copyOf(effects);
+        }
+    }
+
+    /** A CONFIRMED CAPACITY alert: starts a repair unless one runs. Other alerts change nothing. */
+    public Result onCapacityConfirmed(RepairState state, double capacityCv, long now, Supplier<ClusterView> view) {
+        if (state.repairing()) {
+            return new Result(state, List.of());
+        }
+        String message = String.format(Locale.ROOT, "repair started: capacity CV %.4f confirmed above threshold", capacityCv);
+        LOG.info("{}: {}", state.cluster(), message);
+        RepairState started = new RepairState(state.cluster(), true, state.batchSeq(), state.batch(), state.unreported(),
+                state.writeLoad(), state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), message);
+        List<Effect> effects = new ArrayList<>();
+        effects.add(new Effect.ReportRepair(StepResult.PROGRESS, message));
+        return planIfIdle(started, now, view, effects);
+    }
+
+    /** A report: the write load moves the budget; an idle repair gets another chance to plan. */
+    public Result onReport(RepairState state, double writeBytesPerSec, long reportTime, long now, Supplier<ClusterView> view) {
+        AdaptiveRateLimiter.WriteLoad load = limiter.observe(state.writeLoad(), writeBytesPerSec, reportTime);
+        RepairState next = new RepairState(state.cluster(), state.repairing(), state.batchSeq(), state.batch(), state.unreported(),
+                load, limiter.budget(load), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), state.lastMessage());
+        return planIfIdle(next, now, view, new ArrayList<>());
+    }
+
+    /** An agent's answer. */
+    public Result onStatus(RepairState state, StatusEvent status, long now, Supplier<ClusterView> view) {
+        if (state.batch() == null) {
+            return new Result(state, List.of());
+        }
+        return afterTransition(state, machine.on(state.batch(), status, now), now, view);
+    }
+
+    /** The clock. */
+    public Result onTick(RepairState state, long now, Supplier<ClusterView> view) {
+        if (state.batch() == null) {
+            return new Result(state, List.of());
+        }
+        return afterTransition(state, machine.onTick(state.batch(), now), now, view);
+    }
+
+    /** COPY bandwidth of one migration: the cluster budget shared by the batch's copies, at least 1. */
+    public static long copyBudget(RepairState state) {
+        int copies = state.batch() == null ? 1 : Math.max(1, state.batch().migrations().size());
+        return Math.max(1, state.budgetBytesPerSec() / copies);
+    }
+
+    private Result afterTransition(RepairState state, BatchStateMachine.Transition t, long now, Supplier<ClusterView> view) {
+        List<Effect> effects = new ArrayList<>(t.effects());
+        SwitchBatch batch = t.batch();
+        if (!(batch.phase() instanceof BatchPhase.Finished finished)) {
+            return new Result(state.withBatch(batch), effects);
+        }
+        List<AppliedMove> unreported = new ArrayList<>(state.unreported());
+        long moved = 0;
+        for (Migration m : batch.migrations()) {
+            if (m.state() instanceof MigrationState.Cleaned c) {
+                unreported.add(new AppliedMove(m.slot(), m.source(), m.target(), m.bytes(), c.targetCommittedAt(), c.sourceCleanedAt()));
+                moved += m.bytes();
+            }
+        }
+        LOG.info("{}: batch {} finished, {}: {} migrations, {} bytes moved", state.cluster(), batch.batchId(),
+                finished.committed() ? "committed" : "aborted", batch.migrations().size(), moved);
+        RepairState next = new RepairState(state.cluster(), state.repairing(), state.batchSeq(), null, unreported,
+                state.writeLoad(), state.budgetBytesPerSec(), state.bytesMoved() + moved,
+                state.batchesCommitted() + (finished.committed() ? 1 : 0),
+                state.batchesAborted() + (finished.committed() ? 0 : 1),
+                "batch " + batch.batchId() + " " + finished.reason());
+        return planIfIdle(next, now, view, effects);
+    }
+
+    /** Between batches of a running repair: plan and start the next batch, or end the repair. */
+    private Result planIfIdle(RepairState state, long now, Supplier<ClusterView> view, List<Effect> effects) {
+        if (!state.repairing() || state.batch() != null) {
+            return new Result(state, effects);
+        }
+        ClusterView v = view.get();
+        if (v.readings().isEmpty()) {
+            return new Result(state, effects); // no capacity figures yet: wait for them
+        }
+        List<AppliedMove> unreported = SnapshotAssembler.stillUnreported(state.unreported(), v.readings());
+        ClusterSnapshot snapshot = SnapshotAssembler.assemble(v.readings(), v.slotHeat(), v.candidateSets(), unreported);
+        MigrationPlan plan = planner.plan(snapshot);
+        if (plan.moves().isEmpty()) {
+            boolean reached = plan.outcome() != MigrationPlan.Outcome.NO_IMPROVING_MOVE;
+            String message = reached
+                    ? String.format(Locale.ROOT, "repair done: capacity CV %.4f at or below target %.4f", plan.currentCv(), plan.targetCv())
+                    : String.format(Locale.ROOT, "repair stopped early: capacity CV %.4f above target %.4f but no move improves it",
+                            plan.currentCv(), plan.targetCv());
+            LOG.info("{}: {}", state.cluster(), message);
+            effects.add(new Effect.ReportRepair(reached ? StepResult.DONE : StepResult.FAILED, message));
+            return new Result(new RepairState(state.cluster(), false, state.batchSeq(), null, unreported, state.writeLoad(),
+                    state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), message), effects);
+        }
+        List<Move> moves = BatchSelection.select(plan.moves(), maxParallel);
+        long seq = state.batchSeq() + 1;
+        String batchId = String.format(Locale.ROOT, "b%06d", seq);
+        BatchStateMachine.Transition started = machine.start(state.cluster(), batchId, moves, now);
+        effects.addAll(started.effects());
+        LOG.info("{}: plan of {} moves ({} bytes), CV {} → {} ({}); batch {} starts {} of them", state.cluster(), plan.moves().size(),
+                plan.bytesMoved(), plan.currentCv(), plan.projectedCv(), plan.outcome(), batchId, moves.size());
+        RepairState next = new RepairState(state.cluster(), true, seq, started.batch(), unreported, state.writeLoad(),
+                state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), state.lastMessage());
+        return new Result(next, effects);
+    }
+}

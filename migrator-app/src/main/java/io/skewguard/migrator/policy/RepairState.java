@@ -1,0 +1,46 @@
+package io.skewguard.migrator.policy;
+
+import java.util.List;
+
+/**
+ * Everything the coordinator remembers about one cluster, kept in its state store.
+ *
+ * @param cluster cluster id
+ * @param repairing a repair runs (from CONFIRMED CAPACITY until the target CV or no improving move)
+ * @param batchSeq number of batches started so far (the last batch id's number)
+ * @param batch the running switch batch, or null between batches
+ * @param unreported committed moves the capacity reports may not show yet
+ * @param writeLoad the rate limiter's memory of the cluster's write load
+ * @param budgetBytesPerSec the current migration bandwidth budget of the cluster
+ * @param bytesMoved bytes of shards committed since the coordinator first saw the cluster
+ * @param batchesCommitted batches that committed
+ * @param batchesAborted batches that aborted
+ * @param lastMessage the last repair status message, for people
+ */
+public record RepairState(
+        String cluster,
+        boolean repairing,
+        long batchSeq,
+        SwitchBatch batch,
+        List<AppliedMove> unreported,
+        AdaptiveRateLimiter.WriteLoad writeLoad,
+        long budgetBytesPerSec,
+        long bytesMoved,
+        long batchesCommitted,
+        long batchesAborted,
+        String lastMessage) {
+
+    public RepairState {
+        unreported = List.copyOf(unreported);
+    }
+
+    /** A cluster seen for the first time: no repair, full budget. */
+    public static RepairState fresh(String cluster, long budgetBytesPerSec) {
+        return new RepairState(cluster, false, 0, null, List.of(), AdaptiveRateLimiter.WriteLoad.NONE, budgetBytesPerSec, 0, 0, 0, null);
+    }
+
+    RepairState withBatch(SwitchBatch next) {
+        return new RepairState(cluster, repairing, batchSeq, next, unreported, writeLoad, budgetBytesPerSec, bytesMoved,
+                batchesCommitted, batchesAborted, lastMessage);
+    }
+}

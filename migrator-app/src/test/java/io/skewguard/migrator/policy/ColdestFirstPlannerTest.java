@@ -1,0 +1,174 @@
+package io.skewguard.migrator.policy;
+
+import static io.skewguard.migrator.policy.SnapshotBuilder.cluster;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.skewguard.core.stats.CoefficientOfVariation;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class ColdestFirstPlannerTest {
+
+    private static final long GB = 1L << 30;
+
+    private final ColdestFirstPlanner planner = new ColdestFirstPlanner();
+
+    @Test
+    void balancedClusterYieldsNoMove() {
+        ClusterSnapshot balanced = cluster()
+                .node("a", 50 * GB, 100 * GB).node("b", 52 * GB, 100 * GB).node("c", 100 * GB, 200 * GB)
+                .slot(0, "a", "b").shard(0, "a", 10 * GB, 1).shard(0, "b", 10 * GB, 1)
+                .build();
+
+        MigrationPlan plan = planner.plan(balanced);
+
+        assertThat(plan.moves()).isEmpty();
+        assertThat(plan.outcome()).isEqualTo(MigrationPlan.Outcome.BALANCED);
+    }
+
+    @Test
+    void overloadedNodeGivesUpItsColdestShardFirst() {
+        ClusterSnapshot skewed = cluster()
+                .node("a", 90 * GB, 100 * GB).node("b", 30 * GB, 100 * GB).node("c", 30 * GB, 100 * GB)
+                .slot(1, "a").slot(2, "a").slot(3, "a")
+                .shard(1, "a", 10 * GB, 500).shard(2, "a", 10 * GB, 5).shard(3, "a", 10 * GB, 80)
+                .build();
+
+        MigrationPlan plan = planner.plan(skewed);
+
+        assertThat(plan.moves()).isNotEmpty();
+        assertThat(plan.moves().get(0).slot()).isEqualTo(2);
+        assertThat(plan.moves().get(0).source()).isEqualTo("a");
+        if (plan.moves().size() > 1) {
+            assertThat(plan.moves().get(1).slot()).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void shardGoesToTheEmptiestNodeNotAlreadyInItsCandidateSet() {
+        // d is the emptiest but already holds slot 1; c is the emptiest eligible
+        ClusterSnapshot skewed = cluster()
+                .node("a", 95 * GB, 100 * GB).node("b", 40 * GB, 100 * GB)
+                .node("c", 30 * GB, 100 * GB).node("d", 10 * GB, 100 * GB)
+                .slot(1, "a", "d").slot(2, "b")
+                .shard(1, "a", 20 * GB, 0).shard(1, "d", 20 * GB, 0)
+                .build();
+
+        MigrationPlan plan = planner.plan(skewed);
+
+        assertThat(plan.moves()).first().isEqualTo(new Move(1, "a", "c", 20 * GB));
+    }
+
+    @Test
+    void targetOnARackTheCandidateSetAlreadyUsesIsNotEligibleWhenTheSourceRackWouldBeLost() {
+        // slot 7 = {a@r1, b@r2}; a is overloaded. c (r2) is emptiest but would leave {c@r2, b@r2}: one rack
+        ClusterSnapshot skewed = cluster()
+                .node("a", 90 * GB, 100 * GB, "r1").node("b", 50 * GB, 100 * GB, "r2")
+                .node("c", 10 * GB, 100 * GB, "r2").node("d", 30 * GB, 100 * GB, "r3")
+                .slot(7, "a", "b").shard(7, "a", 20 * GB, 0).shard(7, "b", 20 * GB, 0)
+                .build();
+
+        MigrationPlan plan = planner.plan(skewed);
+
+        assertThat(plan.moves()).first().isEqualTo(new Move(7, "a", "d", 20 * GB));
+    }
+
+    @Test
+    void sameRackTargetIsFineWhenTheSourceRackIsNotTheOnlyCopyOfThatRack() {
+        // slot 7 = {a@r1, b@r1}: moving a to c@r1 keeps the number of racks
+        ClusterSnapshot skewed = cluster()
+                .node("a", 90 * GB, 100 * GB, "r1").node("b", 50 * GB, 100 * GB, "r1")
+                .node("c", 10 * GB, 100 * GB, "r1").node("d", 30 * GB, 100 * GB, "r2")
+                .slot(7, "a", "b").shard(7, "a", 20 * GB, 0)
+                .build();
+
+        MigrationPlan plan = planner.plan(skewed);
+
+        assertThat(plan.moves()).first().isEqualTo(new Move(7, "a", "c", 20 * GB));
+    }
+
+    @Test
+    void stopsAsSoonAsTheProjectedCvIsAtTheTarget() {
+        ClusterSnapshot skewed = manyShardsOnOneNode();
+
+        MigrationPlan plan = planner.plan(skewed);
+
+        assertThat(plan.outcome()).isEqualTo(MigrationPlan.Outcome.REACHES_TARGET);
+        assertThat(plan.projectedCv()).isLessThanOrEqualTo(0.10);
+        List<Move> allButLast = plan.moves().subList(0, plan.moves().size() - 1);
+        assertThat(cvAfter(skewed, allButLast)).isGreaterThan(0.10);
+    }
+
+    @Test
+    void projectedCvIsTheCvOfTheClusterOnceTheMovesAreDone() {
+        ClusterSnapshot skewed = manyShardsOnOneNode();
+
+        MigrationPlan plan = planner.plan(skewed);
+
+        assertThat(plan.currentCv()).isCloseTo(skewed.capacityCv(), org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(plan.projectedCv()).isCloseTo(cvAfter(skewed, plan.moves()), org.assertj.core.data.Offset.offset(1e-9));
+    }
+
+    @Test
+    void shardsLargerThanTheSourcesAllowanceStayAndThePlanSaysNoMoveImproves() {
+        // a is 10 GB above target; its only shard is 50 GB: moving it would overshoot the bound
+        ClusterSnapshot skewed = cluster()
+                .node("a", 60 * GB, 100 * GB).node("b", 40 * GB, 100 * GB)
+                .slot(0, "a").shard(0, "a", 50 * GB, 0)
+                .build();
+
+        MigrationPlan plan = planner.plan(skewed);
+
+        assertThat(plan.moves()).isEmpty();
+        assertThat(plan.outcome()).isEqualTo(MigrationPlan.Outcome.NO_IMPROVING_MOVE);
+    }
+
+    @Test
+    void samePlanForTheSameClusterWhateverTheOrderOfItsLists() {
+        ClusterSnapshot skewed = RandomClusters.of(new Random(42), 40, 256, 4);
+        List<NodeCapacity> nodes = new ArrayList<>(skewed.nodes());
+        List<ShardLoad> shards = new ArrayList<>(skewed.shards());
+        Collections.shuffle(nodes, new Random(1));
+        Collections.shuffle(shards, new Random(2));
+
+        MigrationPlan first = planner.plan(skewed);
+        MigrationPlan again = planner.plan(skewed);
+        MigrationPlan shuffled = planner.plan(new ClusterSnapshot(nodes, shards, skewed.candidateSets()));
+
+        assertThat(first.moves()).isNotEmpty();
+        assertThat(again).isEqualTo(first);
+        assertThat(shuffled.moves()).isEqualTo(first.moves());
+    }
+
+    /** Node a at 90 % holds 40 equal cold shards; b..e at 30 %. */
+    private static ClusterSnapshot manyShardsOnOneNode() {
+        SnapshotBuilder b = cluster().node("a", 90 * GB, 100 * GB);
+        for (String n : List.of("b", "c", "d", "e")) {
+            b.node(n, 30 * GB, 100 * GB);
+        }
+        for (int slot = 0; slot < 40; slot++) {
+            b.slot(slot, "a").shard(slot, "a", 2 * GB, slot);
+        }
+        return b.build();
+    }
+
+    static double cvAfter(ClusterSnapshot snapshot, List<Move> moves) {
+        Map<String, Long> used = new HashMap<>();
+        Map<String, Long> total = new HashMap<>();
+        for (NodeCapacity n : snapshot.nodes()) {
+            used.put(n.node(), n.usedBytes());
+            total.put(n.node(), n.totalBytes());
+        }
+        for (Move m : moves) {
+            used.merge(m.source(), -m.bytes(), Long::sum);
+            used.merge(m.target(), m.bytes(), Long::sum);
+        }
+        double[] u = snapshot.nodes().stream().mapToDouble(n -> (double) used.get(n.node()) / total.get(n.node())).toArray();
+        return CoefficientOfVariation.of(u);
+    }
+}
