@@ -15,11 +15,11 @@ import java.util.SplittableRandom;
  * <p>The ring is this test's own (150 points per node, SplitMix64 of the seed), enough to give the
  * uneven candidate-set membership a real ring gives.
  */
-final class SlotLoadModel {
+public final class SlotLoadModel {
 
     static final int POINTS_PER_NODE = 150;
 
-    final double[] capacity;
+    public final double[] capacity;
     final int[][] candidates;
     final double[] slotHeat;
 
@@ -37,7 +37,7 @@ final class SlotLoadModel {
      * @param hotSlotFactor the heat of one random slot is multiplied by this (1 = no hot spot)
      * @param seed seeds the ring, the rank shuffle and the hot slot
      */
-    static SlotLoadModel of(
+    public static SlotLoadModel of(
             double[] capacity, int slots, int candidatesPerSlot, double zipfExponent, double hotSlotFactor, long seed) {
         int nodes = capacity.length;
         long[] points = new long[nodes * POINTS_PER_NODE];
@@ -92,16 +92,16 @@ final class SlotLoadModel {
         return new SlotLoadModel(capacity.clone(), candidates, heat);
     }
 
-    int nodes() {
+    public int nodes() {
         return capacity.length;
     }
 
-    static String nodeId(int index) {
+    public static String nodeId(int index) {
         return String.format("node-%02d", index);
     }
 
     /** Expected heat per node when writers follow {@code weights}. */
-    double[] heat(double[] weights) {
+    public double[] heat(double[] weights) {
         double[] heat = new double[nodes()];
         for (int s = 0; s < candidates.length; s++) {
             double sum = 0;
@@ -116,7 +116,7 @@ final class SlotLoadModel {
     }
 
     /** DESIGN.md section 3's heat Gini: Gini of per-node heat ÷ capacity share. */
-    double heatGini(double[] heat) {
+    public double heatGini(double[] heat) {
         double totalCapacity = Arrays.stream(capacity).sum();
         double[] normalised = new double[heat.length];
         for (int n = 0; n < heat.length; n++) {
@@ -126,7 +126,7 @@ final class SlotLoadModel {
     }
 
     /** The report the detector would send at {@code time} for writes placed under {@code weights}. */
-    LoadSnapshot snapshot(String cluster, long time, double[] weights) {
+    public LoadSnapshot snapshot(String cluster, long time, double[] weights) {
         double[] heat = heat(weights);
         List<NodeLoad> loads = new ArrayList<>();
         for (int n = 0; n < nodes(); n++) {
@@ -136,7 +136,7 @@ final class SlotLoadModel {
     }
 
     /** Load ratio r = heat share ÷ capacity share per node. */
-    double[] loadRatios(double[] weights) {
+    public double[] loadRatios(double[] weights) {
         double[] heat = heat(weights);
         double totalHeat = Arrays.stream(heat).sum();
         double totalCapacity = Arrays.stream(capacity).sum();

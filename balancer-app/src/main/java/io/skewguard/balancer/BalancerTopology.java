@@ -1,0 +1,53 @@
+package io.skewguard.balancer;
+
+import io.skewguard.balancer.policy.WeightController;
+import io.skewguard.balancer.policy.WeightPolicy;
+import io.skewguard.schemas.Topics;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * Wiring of the balancer: {@code skew.reports} and {@code skew.alerts} (both keyed by cluster; they
+ * must have the same partition count) into one {@link WeightRoundProcessor} with the per-cluster
+ * controller state store, out to {@code skew.weight-commands}, the compacted {@code
+ * skew.node-weights} and {@code skew.dlq}.
+ *
+ * <p>Sources read raw bytes so that undecodable records reach the dead-letter topic as they came.
+ */
+public final class BalancerTopology {
+
+    /** Name of the per-cluster {@code ControllerState} store (and of its changelog topic's suffix). */
+    public static final String STATE_STORE = "balancer-controller-state";
+
+    private BalancerTopology() {}
+
+    /** The topology with SkewGuard's {@link WeightController}. */
+    public static Topology build(BalancerSettings settings) {
+        return build(settings, new WeightController(settings.controller()));
+    }
+
+    /** The topology with any weight policy (the simulator compares alternatives). */
+    public static Topology build(BalancerSettings settings, WeightPolicy policy) {
+        Topics topics = settings.topics();
+        ByteArrayDeserializer bytesIn = new ByteArrayDeserializer();
+        ByteArraySerializer bytesOut = new ByteArraySerializer();
+        Topology topology = new Topology();
+        topology.addSource("reports-source", bytesIn, bytesIn, topics.reports());
+        topology.addSource("alerts-source", bytesIn, bytesIn, topics.alerts());
+        topology.addProcessor("weight-rounds",
+                () -> new WeightRoundProcessor(settings, policy), "reports-source", "alerts-source");
+        topology.addStateStore(
+                Stores.keyValueStoreBuilder(
+                        Stores.persistentKeyValueStore(STATE_STORE), Serdes.String(), new ControllerStateSerde()),
+                "weight-rounds");
+        topology.addSink(WeightRoundProcessor.COMMANDS_SINK, topics.weightCommands(), bytesOut, bytesOut,
+                "weight-rounds");
+        topology.addSink(WeightRoundProcessor.WEIGHTS_SINK, topics.nodeWeights(), bytesOut, bytesOut,
+                "weight-rounds");
+        topology.addSink(WeightRoundProcessor.DLQ_SINK, topics.dlq(), bytesOut, bytesOut, "weight-rounds");
+        return topology;
+    }
+}

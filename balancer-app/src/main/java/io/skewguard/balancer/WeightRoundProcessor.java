@@ -1,0 +1,247 @@
+package io.skewguard.balancer;
+
+import io.skewguard.balancer.policy.ControllerState;
+import io.skewguard.balancer.policy.LoadSnapshot;
+import io.skewguard.balancer.policy.Round;
+import io.skewguard.balancer.policy.RoundOutcome;
+import io.skewguard.balancer.policy.WeightChange;
+import io.skewguard.balancer.policy.WeightPolicy;
+import io.skewguard.schemas.AlertKind;
+import io.skewguard.schemas.AlertState;
+import io.skewguard.schemas.DeadLetter;
+import io.skewguard.schemas.NodeWeight;
+import io.skewguard.schemas.SkewAlert;
+import io.skewguard.schemas.SkewReport;
+import io.skewguard.schemas.Topics;
+import io.skewguard.schemas.WeightCommand;
+import io.skewguard.schemas.serde.SchemaRegistrySerde;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the weight rounds: reads reports and alerts of a cluster (both keyed by cluster, so one task
+ * sees all of a cluster's records), keeps the cluster's {@link ControllerState} in a state store,
+ * and on every round that opens an epoch writes one {@code WeightCommand} per changed node and the
+ * whole weight table.
+ *
+ * <p>Under exactly_once_v2 the state update and the outputs of one input record commit in the same
+ * transaction; and the round is a pure function of (stored state, report), so a report replayed
+ * after a crash before the commit produces the very same epoch, command ids and weights, and a
+ * report replayed after the commit finds the round already done (less than the round interval ago).
+ *
+ * <p>Input that cannot be decoded or fails validation goes to the dead-letter topic with the
+ * {@link DeadLetter} headers, is counted in the {@code dead-letter} sensor, and processing goes on.
+ */
+final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], byte[]> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(WeightRoundProcessor.class);
+
+    static final String COMMANDS_SINK = "weight-commands-sink";
+    static final String WEIGHTS_SINK = "node-weights-sink";
+    static final String DLQ_SINK = "dlq-sink";
+
+    private final Topics topics;
+    private final Map<String, Object> serdeConfig;
+    private final WeightPolicy policy;
+    private final ReportReader reader;
+
+    private ProcessorContext<byte[], byte[]> context;
+    private KeyValueStore<String, ControllerState> store;
+    private SchemaRegistrySerde<SkewReport> reports;
+    private SchemaRegistrySerde<SkewAlert> alerts;
+    private SchemaRegistrySerde<WeightCommand> commands;
+    private SchemaRegistrySerde<NodeWeight> weights;
+    private Sensor deadLetters;
+
+    WeightRoundProcessor(BalancerSettings settings, WeightPolicy policy) {
+        this.topics = settings.topics();
+        this.serdeConfig = settings.serdeConfig();
+        this.policy = policy;
+        this.reader = new ReportReader(settings.clusters());
+    }
+
+    @Override
+    public void init(ProcessorContext<byte[], byte[]> context) {
+        this.context = context;
+        this.store = context.getStateStore(BalancerTopology.STATE_STORE);
+        this.reports = SchemaRegistrySerde.of(SkewReport.class, serdeConfig, false);
+        this.alerts = SchemaRegistrySerde.of(SkewAlert.class, serdeConfig, false);
+        this.commands = SchemaRegistrySerde.of(WeightCommand.class, serdeConfig, false);
+        this.weights = SchemaRegistrySerde.of(NodeWeight.class, serdeConfig, false);
+        this.deadLetters = context.metrics().addRateTotalSensor(
+                "balancer", context.taskId().toString(), "dead-letter", Sensor.RecordingLevel.INFO);
+    }
+
+    @Override
+    public void process(Record<byte[], byte[]> record) {
+        RecordMetadata source = context.recordMetadata().orElseThrow();
+        try {
+            String key = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
+            if (key == null) {
+                throw new RejectedInput("record without key (the cluster id)");
+            }
+            if (source.topic().equals(topics.reports())) {
+                onReport(key, decode(reports, source.topic(), record), record.timestamp());
+            } else if (source.topic().equals(topics.alerts())) {
+                onAlert(key, decode(alerts, source.topic(), record));
+            } else {
+                throw new IllegalStateException("balancer does not read topic " + source.topic());
+            }
+        } catch (RejectedInput e) {
+            deadLetter(record, source, e.getMessage());
+        }
+    }
+
+    private static <T extends org.apache.avro.specific.SpecificRecord> T decode(
+            SchemaRegistrySerde<T> serde, String topic, Record<byte[], byte[]> record) throws RejectedInput {
+        if (record.value() == null) {
+            throw new RejectedInput("record without value");
+        }
+        try {
+            return serde.deserializer().deserialize(topic, record.headers(), record.value());
+        } catch (SerializationException e) {
+            throw new RejectedInput("undecodable: " + e.getMessage(), e);
+        }
+    }
+
+    private void onAlert(String key, SkewAlert alert) throws RejectedInput {
+        reader.checkAlert(key, alert);
+        if (alert.getKind() != AlertKind.HEAT) {
+            return; // capacity skew is the migrator's
+        }
+        String cluster = alert.getCluster();
+        ControllerState before = stateOf(cluster);
+        if (alert.getState() == AlertState.CONFIRMED) {
+            ControllerState after = policy.onHeatConfirmed(before, alert.getSince().toEpochMilli());
+            if (!after.equals(before)) {
+                store.put(cluster, after);
+                if (!before.repairing()) {
+                    LOG.info("cluster {}: HEAT alert CONFIRMED (heat Gini {}), repair starts at epoch {}",
+                            cluster, fmt(alert.getValue()), after.epoch());
+                }
+            }
+        } else if (alert.getState() == AlertState.CLEARED && before.repairing()) {
+            LOG.info("cluster {}: HEAT alert CLEARED (heat Gini {}); the repair goes on down to its target",
+                    cluster, fmt(alert.getValue()));
+        }
+    }
+
+    private void onReport(String key, SkewReport report, long timestamp) throws RejectedInput {
+        LoadSnapshot snapshot = reader.snapshot(key, report);
+        String cluster = snapshot.cluster();
+        ControllerState before = stateOf(cluster);
+        Round round = policy.onReport(before, snapshot);
+        if (!round.state().equals(before)) {
+            store.put(cluster, round.state());
+        }
+        log(cluster, before, round);
+        if (round.outcome().opensEpoch()) {
+            publish(cluster, round, timestamp);
+        }
+    }
+
+    private void publish(String cluster, Round round, long timestamp) {
+        ControllerState state = round.state();
+        long epoch = state.epoch();
+        Instant at = Instant.ofEpochMilli(state.lastRoundAt());
+        for (WeightChange change : round.changes()) {
+            WeightCommand command = WeightCommand.newBuilder()
+                    .setCommandId(commandId(cluster, epoch, change.node()))
+                    .setCluster(cluster)
+                    .setNode(change.node())
+                    .setEpoch(epoch)
+                    .setOldWeight(change.oldWeight())
+                    .setNewWeight(change.newWeight())
+                    .setReason(reason(round, change))
+                    .setIssuedAt(at)
+                    .build();
+            forward(COMMANDS_SINK, topics.weightCommands(), change.node(), commands.serializer()
+                    .serialize(topics.weightCommands(), command), timestamp);
+        }
+        for (Map.Entry<String, Double> row : state.weights().entrySet()) {
+            NodeWeight weight = NodeWeight.newBuilder()
+                    .setCluster(cluster)
+                    .setNode(row.getKey())
+                    .setEpoch(epoch)
+                    .setWeight(row.getValue())
+                    .setUpdatedAt(at)
+                    .build();
+            forward(WEIGHTS_SINK, topics.nodeWeights(), cluster + "/" + row.getKey(), weights.serializer()
+                    .serialize(topics.nodeWeights(), weight), timestamp);
+        }
+    }
+
+    /** Deterministic id of the command for {@code node} in {@code epoch} of {@code cluster}. */
+    static String commandId(String cluster, long epoch, String node) {
+        return "weight/" + cluster + "/" + epoch + "/" + node;
+    }
+
+    private static String reason(Round round, WeightChange change) {
+        double r = change.loadRatio();
+        if (Double.isNaN(r)) {
+            return String.format(Locale.ROOT, "decay toward 1.0 after the repair; heat Gini %.3f", round.heatGini());
+        }
+        return String.format(Locale.ROOT, "%s: load ratio %.3f; heat Gini %.3f",
+                r > 1 ? "overloaded" : "underloaded", r, round.heatGini());
+    }
+
+    private void forward(String sink, String topic, String key, byte[] value, long timestamp) {
+        context.forward(new Record<>(key.getBytes(StandardCharsets.UTF_8), value, timestamp), sink);
+    }
+
+    private void deadLetter(Record<byte[], byte[]> record, RecordMetadata source, String reason) {
+        LOG.warn("dead-lettering {}-{}@{}: {}", source.topic(), source.partition(), source.offset(), reason);
+        deadLetters.record();
+        Record<byte[], byte[]> letter = new Record<>(record.key(), record.value(), record.timestamp(),
+                DeadLetter.headers(source.topic(), source.partition(), source.offset(), reason));
+        context.forward(letter, DLQ_SINK);
+    }
+
+    private ControllerState stateOf(String cluster) {
+        return Objects.requireNonNullElseGet(store.get(cluster), ControllerState::initial);
+    }
+
+    private static void log(String cluster, ControllerState before, Round round) {
+        RoundOutcome outcome = round.outcome();
+        switch (outcome) {
+            case ADJUSTED, DECAYED -> LOG.info("cluster {}: epoch {} ({}), {} weight(s) changed, heat Gini {}",
+                    cluster, round.state().epoch(), outcome, round.changes().size(), fmt(round.heatGini()));
+            case TARGET_REACHED, INSIDE_DEADBAND -> LOG.info(
+                    "cluster {}: repair done ({}) at epoch {}, heat Gini {}; weights stay",
+                    cluster, outcome, round.state().epoch(), fmt(round.heatGini()));
+            case FLOOR_REACHED -> {
+                if (!before.floorReached()) {
+                    LOG.warn("cluster {}: weights reached their floor at epoch {}, heat Gini {}: every node "
+                                    + "outside the deadband sits at its bound; only migration can do more",
+                            cluster, round.state().epoch(), fmt(round.heatGini()));
+                }
+            }
+            case IDLE, TOO_SOON -> LOG.debug("cluster {}: {}", cluster, outcome);
+        }
+    }
+
+    private static String fmt(double value) {
+        return String.format(Locale.ROOT, "%.3f", value);
+    }
+
+    @Override
+    public void close() {
+        for (SchemaRegistrySerde<?> serde : new SchemaRegistrySerde<?>[] {reports, alerts, commands, weights}) {
+            if (serde != null) {
+                serde.close();
+            }
+        }
+    }
+}

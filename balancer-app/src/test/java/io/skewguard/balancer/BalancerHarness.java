@@ -1,0 +1,152 @@
+package io.skewguard.balancer;
+
+import io.skewguard.balancer.policy.LoadSnapshot;
+import io.skewguard.balancer.policy.NodeLoad;
+import io.skewguard.schemas.AlertKind;
+import io.skewguard.schemas.AlertState;
+import io.skewguard.schemas.NodeFigures;
+import io.skewguard.schemas.NodeWeight;
+import io.skewguard.schemas.SkewAlert;
+import io.skewguard.schemas.SkewReport;
+import io.skewguard.schemas.Topics;
+import io.skewguard.schemas.WeightCommand;
+import io.skewguard.schemas.serde.MockSchemaRegistry;
+import io.skewguard.schemas.serde.SchemaRegistrySerde;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
+
+/** The balancer topology in a {@link TopologyTestDriver}, fed and read in the wire format. */
+final class BalancerHarness implements AutoCloseable {
+
+    final BalancerSettings settings;
+    final Topics topics;
+    private final String scope = "balancer-test-" + UUID.randomUUID();
+    private final TopologyTestDriver driver;
+    private final SchemaRegistrySerde<SkewReport> reports;
+    private final SchemaRegistrySerde<SkewAlert> alerts;
+    private final SchemaRegistrySerde<WeightCommand> commands;
+    private final SchemaRegistrySerde<NodeWeight> weights;
+    private final TestInputTopic<byte[], byte[]> reportsIn;
+    private final TestInputTopic<byte[], byte[]> alertsIn;
+    private final TestOutputTopic<String, WeightCommand> commandsOut;
+    private final TestOutputTopic<String, NodeWeight> weightsOut;
+    private final TestOutputTopic<byte[], byte[]> dlqOut;
+
+    BalancerHarness(String clusters) {
+        Properties file = new Properties();
+        file.setProperty("schema-registry-url", "mock://" + scope);
+        file.setProperty("clusters", clusters);
+        file.setProperty("state-dir", "target/balancer-state/" + scope);
+        settings = BalancerSettings.resolve(file, Map.of(), Map.of());
+        topics = settings.topics();
+        driver = new TopologyTestDriver(BalancerTopology.build(settings), settings.streamsProperties());
+        Map<String, Object> serde = settings.serdeConfig();
+        reports = SchemaRegistrySerde.of(SkewReport.class, serde, false);
+        alerts = SchemaRegistrySerde.of(SkewAlert.class, serde, false);
+        commands = SchemaRegistrySerde.of(WeightCommand.class, serde, false);
+        weights = SchemaRegistrySerde.of(NodeWeight.class, serde, false);
+        ByteArraySerializer bytes = new ByteArraySerializer();
+        reportsIn = driver.createInputTopic(topics.reports(), bytes, bytes);
+        alertsIn = driver.createInputTopic(topics.alerts(), bytes, bytes);
+        commandsOut = driver.createOutputTopic(topics.weightCommands(), new StringDeserializer(), commands.deserializer());
+        weightsOut = driver.createOutputTopic(topics.nodeWeights(), new StringDeserializer(), weights.deserializer());
+        dlqOut = driver.createOutputTopic(topics.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    static SkewReport report(LoadSnapshot snapshot) {
+        List<NodeFigures> nodes = new ArrayList<>();
+        for (NodeLoad load : snapshot.nodes()) {
+            long total = (long) load.capacity();
+            nodes.add(NodeFigures.newBuilder()
+                    .setNode(load.node())
+                    .setHeatBytes((long) load.heat())
+                    .setUsedBytes(total / 2)
+                    .setTotalBytes(total)
+                    .setUtilisation(total == 0 ? 0 : 0.5)
+                    .build());
+        }
+        long heat = nodes.stream().mapToLong(NodeFigures::getHeatBytes).sum();
+        return SkewReport.newBuilder()
+                .setCluster(snapshot.cluster())
+                .setWindowStart(Instant.ofEpochMilli(snapshot.time() - 60_000))
+                .setWindowEnd(Instant.ofEpochMilli(snapshot.time()))
+                .setHeatGini(snapshot.heatGini())
+                .setCapacityCv(0)
+                .setShardCapacityCv(0)
+                .setNodeCount(nodes.size())
+                .setTotalWriteBytes(heat)
+                .setNodes(nodes)
+                .setHottestSlots(List.of())
+                .setHeatState(AlertState.NORMAL)
+                .setCapacityState(AlertState.NORMAL)
+                .build();
+    }
+
+    void send(SkewReport report) {
+        sendReport(report.getCluster(), reports.serializer().serialize(topics.reports(), report),
+                report.getWindowEnd().toEpochMilli());
+    }
+
+    void send(LoadSnapshot snapshot) {
+        send(report(snapshot));
+    }
+
+    void sendReport(String key, byte[] value, long time) {
+        reportsIn.pipeInput(new TestRecord<>(key == null ? null : key.getBytes(StandardCharsets.UTF_8), value,
+                Instant.ofEpochMilli(time)));
+    }
+
+    void alert(String cluster, AlertKind kind, AlertState previous, AlertState state, long since, long time) {
+        SkewAlert alert = SkewAlert.newBuilder()
+                .setAlertId(cluster + "/" + kind + "/" + state + "/" + time)
+                .setCluster(cluster)
+                .setKind(kind)
+                .setPreviousState(previous)
+                .setState(state)
+                .setValue(0.45)
+                .setThreshold(0.40)
+                .setSince(Instant.ofEpochMilli(since))
+                .setEventTime(Instant.ofEpochMilli(time))
+                .build();
+        alertsIn.pipeInput(new TestRecord<>(cluster.getBytes(StandardCharsets.UTF_8),
+                alerts.serializer().serialize(topics.alerts(), alert), Instant.ofEpochMilli(time)));
+    }
+
+    byte[] serializeForTest(SkewReport report) {
+        return reports.serializer().serialize(topics.reports(), report);
+    }
+
+    void sendAlertBytes(String key, byte[] value, long time) {
+        alertsIn.pipeInput(new TestRecord<>(key.getBytes(StandardCharsets.UTF_8), value, Instant.ofEpochMilli(time)));
+    }
+
+    List<TestRecord<String, WeightCommand>> commands() {
+        return commandsOut.readRecordsToList();
+    }
+
+    List<TestRecord<String, NodeWeight>> weights() {
+        return weightsOut.readRecordsToList();
+    }
+
+    List<TestRecord<byte[], byte[]>> deadLetters() {
+        return dlqOut.readRecordsToList();
+    }
+
+    @Override
+    public void close() {
+        driver.close();
+        MockSchemaRegistry.drop(scope);
+    }
+}
