@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
         },
         subcommands = {
             CommandLine.HelpCommand.class,
+            io.skewguard.sim.placement.PlacementSimCommand.class,
         })
 public final class SkewGuardCli implements Runnable {
 
