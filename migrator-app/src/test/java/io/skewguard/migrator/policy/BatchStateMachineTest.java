@@ -1,0 +1,196 @@
+package io.skewguard.migrator.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.skewguard.schemas.MigrationPhase;
+import io.skewguard.schemas.StepResult;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class BatchStateMachineTest {
+
+    private static final Timeouts TIMEOUTS = new Timeouts(60_000, 5_000, 10_000, 20_000);
+
+    private final BatchStateMachine machine = new BatchStateMachine(TIMEOUTS);
+
+    // shard ids 0003/a and 0010/c: commit order is slot 3 then slot 10 whatever the plan order
+    private final List<Move> moves = List.of(new Move(10, "c", "d", 100), new Move(3, "a", "b", 200));
+
+    @Test
+    void startMarksEachSlotInFlightThenSendsCopyToTheTarget() {
+        BatchStateMachine.Transition t = machine.start("c1", "b1", moves, 0);
+
+        assertThat(t.batch().phase()).isEqualTo(new BatchPhase.Copying());
+        assertThat(t.effects()).hasSize(4);
+        assertThat(t.effects().get(0)).isInstanceOf(Effect.MarkInFlight.class);
+        assertThat(sends(t)).containsExactly("COPY 0003/a -> b", "COPY 0010/c -> d");
+    }
+
+    @Test
+    void batchWithASharedNodeIsRefused() {
+        List<Move> sharing = List.of(new Move(1, "a", "b", 1), new Move(2, "b", "c", 1));
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> machine.start("c1", "b1", sharing, 0))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void prepareGoesToEveryParticipantOnlyWhenEveryCopyIsComplete() {
+        SwitchBatch batch = machine.start("c1", "b1", moves, 0).batch();
+
+        BatchStateMachine.Transition first = machine.on(batch, done(batch, 0, MigrationPhase.COPY, "b"), 1);
+        assertThat(first.effects()).isEmpty();
+        BatchStateMachine.Transition second = machine.on(first.batch(), done(batch, 1, MigrationPhase.COPY, "d"), 2);
+
+        assertThat(second.batch().phase()).isInstanceOf(BatchPhase.Preparing.class);
+        assertThat(sends(second)).containsExactly("PREPARE 0003/a -> b", "PREPARE 0003/a -> a", "PREPARE 0010/c -> d", "PREPARE 0010/c -> c");
+    }
+
+    @Test
+    void commitsGoOneByOneInShardIdOrderEachAfterThePreviousIsAcknowledged() {
+        SwitchBatch batch = prepared();
+        BatchStateMachine.Transition last = machine.on(batch, done(batch, 1, MigrationPhase.PREPARE, "c"), 10);
+
+        assertThat(last.batch().phase()).isEqualTo(new BatchPhase.Committing(0));
+        assertThat(last.effects().get(0)).isEqualTo(new Effect.SwitchSlot(last.batch().migrations().get(0)));
+        assertThat(sends(last)).containsExactly("COMMIT 0003/a -> b", "COMMIT 0003/a -> a");
+
+        BatchStateMachine.Transition half = machine.on(last.batch(), done(batch, 0, MigrationPhase.COMMIT, "b"), 11);
+        assertThat(half.effects()).isEmpty();
+        BatchStateMachine.Transition next = machine.on(half.batch(), done(batch, 0, MigrationPhase.COMMIT, "a"), 12);
+
+        assertThat(next.batch().phase()).isEqualTo(new BatchPhase.Committing(1));
+        assertThat(sends(next)).containsExactly("CLEANUP 0003/a -> a", "COMMIT 0010/c -> d", "COMMIT 0010/c -> c");
+        assertThat(next.effects()).filteredOn(e -> e instanceof Effect.SwitchSlot).hasSize(1);
+    }
+
+    @Test
+    void batchFinishesCommittedWhenEverySourceCleanedUp() {
+        SwitchBatch batch = committedBothWaitingForCleanup();
+
+        SwitchBatch one = machine.on(batch, done(batch, 0, MigrationPhase.CLEANUP, "a"), 30).batch();
+        SwitchBatch both = machine.on(one, done(batch, 1, MigrationPhase.CLEANUP, "c"), 31).batch();
+
+        assertThat(one.finished()).isFalse();
+        assertThat(both.phase()).isEqualTo(new BatchPhase.Finished(true, "committed"));
+    }
+
+    @Test
+    void failedCopyAbortsTheWholeBatchAndClearsEveryInFlightMark() {
+        SwitchBatch batch = machine.start("c1", "b1", moves, 0).batch();
+        SwitchBatch oneCopied = machine.on(batch, done(batch, 0, MigrationPhase.COPY, "b"), 1).batch();
+
+        BatchStateMachine.Transition t = machine.on(oneCopied, answer(batch, 1, MigrationPhase.COPY, "d", StepResult.FAILED), 2);
+
+        assertThat(t.batch().phase()).isInstanceOf(BatchPhase.Aborting.class);
+        assertThat(t.effects()).filteredOn(e -> e instanceof Effect.ClearInFlight).hasSize(2);
+        assertThat(t.effects()).noneMatch(e -> e instanceof Effect.SwitchSlot);
+        assertThat(sends(t)).containsExactly("ABORT 0003/a -> b", "ABORT 0003/a -> a", "ABORT 0010/c -> d", "ABORT 0010/c -> c");
+    }
+
+    @Test
+    void rejectedPrepareAbortsTheWholeBatch() {
+        SwitchBatch batch = prepared();
+
+        BatchStateMachine.Transition t = machine.on(batch, answer(batch, 1, MigrationPhase.PREPARE, "c", StepResult.FAILED), 10);
+
+        assertThat(t.batch().phase()).isInstanceOf(BatchPhase.Aborting.class);
+        assertThat(t.effects()).noneMatch(e -> e instanceof Effect.SwitchSlot);
+    }
+
+    @Test
+    void prepareDeadlineAbortsTheWholeBatchAndNamesTheSilentNodes() {
+        SwitchBatch batch = prepared(); // c has not answered PREPARE; deadline = 2 + 5000
+
+        assertThat(machine.onTick(batch, 5_001).batch()).isEqualTo(batch);
+        BatchStateMachine.Transition t = machine.onTick(batch, 5_002);
+
+        assertThat(t.batch().phase()).isInstanceOfSatisfying(BatchPhase.Aborting.class,
+                a -> assertThat(a.reason()).contains("c (0010/c)"));
+    }
+
+    @Test
+    void stalledCopyAbortsButProgressKeepsItAlive() {
+        SwitchBatch batch = machine.start("c1", "b1", moves, 0).batch();
+        SwitchBatch progressing = machine.on(batch, answer(batch, 0, MigrationPhase.COPY, "b", StepResult.PROGRESS), 50_000).batch();
+        progressing = machine.on(progressing, answer(batch, 1, MigrationPhase.COPY, "d", StepResult.PROGRESS), 50_000).batch();
+
+        assertThat(machine.onTick(progressing, 100_000).batch().phase()).isEqualTo(new BatchPhase.Copying());
+        assertThat(machine.onTick(progressing, 110_000).batch().phase()).isInstanceOf(BatchPhase.Aborting.class);
+    }
+
+    @Test
+    void pastTheCommitPointAFailureNeverAbortsAndTheCommitIsSentAgain() {
+        SwitchBatch batch = prepared();
+        SwitchBatch committing = machine.on(batch, done(batch, 1, MigrationPhase.PREPARE, "c"), 10).batch();
+
+        SwitchBatch afterFailure = machine.on(committing, answer(batch, 0, MigrationPhase.COMMIT, "b", StepResult.FAILED), 11).batch();
+        BatchStateMachine.Transition retry = machine.onTick(afterFailure, 10 + 10_000);
+
+        assertThat(afterFailure.phase()).isEqualTo(new BatchPhase.Committing(0));
+        assertThat(retry.batch().phase()).isEqualTo(new BatchPhase.Committing(0));
+        assertThat(sends(retry)).containsExactly("COMMIT 0003/a -> b", "COMMIT 0003/a -> a");
+    }
+
+    @Test
+    void abortedBatchFinishesWhenEveryParticipantAnsweredOrAtTheDeadline() {
+        SwitchBatch batch = machine.start("c1", "b1", moves, 0).batch();
+        SwitchBatch aborting = machine.on(batch, answer(batch, 0, MigrationPhase.COPY, "b", StepResult.FAILED), 1).batch();
+
+        SwitchBatch acked = aborting;
+        for (String[] p : new String[][] {{"0", "a"}, {"0", "b"}, {"1", "c"}, {"1", "d"}}) {
+            acked = machine.on(acked, done(batch, Integer.parseInt(p[0]), MigrationPhase.ABORT, p[1]), 2).batch();
+        }
+
+        assertThat(acked.phase()).isInstanceOfSatisfying(BatchPhase.Finished.class, f -> assertThat(f.committed()).isFalse());
+        assertThat(machine.onTick(aborting, 1 + 20_000).batch().phase()).isInstanceOf(BatchPhase.Finished.class);
+    }
+
+    @Test
+    void duplicateAndStrayAnswersChangeNothing() {
+        SwitchBatch batch = prepared();
+
+        assertThat(machine.on(batch, done(batch, 0, MigrationPhase.COPY, "b"), 10).batch()).isEqualTo(batch);
+        assertThat(machine.on(batch, done(batch, 0, MigrationPhase.PREPARE, "z"), 10).batch()).isEqualTo(batch);
+        assertThat(machine.on(batch, new StatusEvent("c1/b9/0003/a", "a", MigrationPhase.PREPARE, StepResult.DONE, 0, null, 10), 10)
+                .batch()).isEqualTo(batch);
+    }
+
+    /** Every copy done, every PREPARE acknowledged except c's. */
+    private SwitchBatch prepared() {
+        SwitchBatch batch = machine.start("c1", "b1", moves, 0).batch();
+        batch = machine.on(batch, done(batch, 0, MigrationPhase.COPY, "b"), 1).batch();
+        batch = machine.on(batch, done(batch, 1, MigrationPhase.COPY, "d"), 2).batch();
+        batch = machine.on(batch, done(batch, 0, MigrationPhase.PREPARE, "a"), 3).batch();
+        batch = machine.on(batch, done(batch, 0, MigrationPhase.PREPARE, "b"), 3).batch();
+        return machine.on(batch, done(batch, 1, MigrationPhase.PREPARE, "d"), 3).batch();
+    }
+
+    private SwitchBatch committedBothWaitingForCleanup() {
+        SwitchBatch batch = prepared();
+        batch = machine.on(batch, done(batch, 1, MigrationPhase.PREPARE, "c"), 10).batch();
+        for (int i = 0; i < 2; i++) {
+            for (String node : batch.migrations().get(i).participants()) {
+                batch = machine.on(batch, done(batch, i, MigrationPhase.COMMIT, node), 20).batch();
+            }
+        }
+        assertThat(batch.phase()).isEqualTo(new BatchPhase.CleaningUp());
+        return batch;
+    }
+
+    private static StatusEvent done(SwitchBatch batch, int index, MigrationPhase phase, String node) {
+        return answer(batch, index, phase, node, StepResult.DONE);
+    }
+
+    private static StatusEvent answer(SwitchBatch batch, int index, MigrationPhase phase, String node, StepResult outcome) {
+        return new StatusEvent(batch.migrations().get(index).id(), node, phase, outcome, 0, outcome == StepResult.FAILED ? "boom" : null, 0);
+    }
+
+    private static List<String> sends(BatchStateMachine.Transition t) {
+        return t.effects().stream()
+                .filter(e -> e instanceof Effect.SendCommand)
+                .map(e -> (Effect.SendCommand) e)
+                .map(s -> s.phase() + " " + s.migration().shardId() + " -> " + s.node())
+                .toList();
+    }
+}
