@@ -35,6 +35,8 @@ import picocli.CommandLine.Spec;
 @Command(
         name = "balancer",
         mixinStandardHelpOptions = true,
+        version = "skewguard balancer 0.1.0",
+        usageHelpAutoWidth = true,
         sortOptions = false,
         description = "Steers new writes away from hot nodes by weight factors (the weight phase, no data moves).",
         footer = {"", "Every flag can also be set as KEY=VALUE in --config FILE or in the environment as "
