@@ -1,0 +1,267 @@
+package io.skewguard.detector.replay;
+
+import io.skewguard.detector.DetectorSettings;
+import io.skewguard.detector.DetectorTopology;
+import io.skewguard.schemas.CapacityEvent;
+import io.skewguard.schemas.DeadLetter;
+import io.skewguard.schemas.ShardUsage;
+import io.skewguard.schemas.SkewAlert;
+import io.skewguard.schemas.SkewReport;
+import io.skewguard.schemas.Topics;
+import io.skewguard.schemas.WriteEvent;
+import io.skewguard.schemas.serde.MockSchemaRegistry;
+import io.skewguard.schemas.serde.SchemaRegistrySerde;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
+
+/**
+ * The detector's very topology ({@link DetectorTopology#build}) driven without a broker through
+ * Kafka Streams' {@link TopologyTestDriver}: feed events, read the reports, alerts and dead
+ * letters they caused. For replaying JSON-lines files ({@code detector replay}) and for users'
+ * own JUnit scenarios:
+ *
+ * <pre>{@code
+ * try (DetectorHarness h = new DetectorHarness(DetectorSettings.defaultSettings())) {
+ *     h.capacity("c1", "n1", 500, 1000, null, t0);
+ *     h.write("c1", "n1", 12, 4096, 1, t0);
+ *     h.advanceTo("c1", t0 + 60_000);
+ *     assertThat(h.reports()).isNotEmpty();
+ * }
+ * }</pre>
+ *
+ * Every harness uses its own in-process schema registry scope. Inputs are sent as the Confluent
+ * wire format a producer would write, keyed by node. After every input the harness advances the
+ * driver's wall clock by the flush interval, so the ingest stage hands each event on at once:
+ * results depend on the events alone, never on timing.
+ */
+public final class DetectorHarness implements AutoCloseable {
+
+    /** A dead-lettered record: original key and value, and where it came from and why. */
+    public record DeadLetterRecord(byte[] key, byte[] value, DeadLetter letter) {}
+
+    /** A report or an alert, in the order the detector produced them. */
+    public sealed interface Output permits ReportOutput, AlertOutput {}
+
+    public record ReportOutput(SkewReport report) implements Output {}
+
+    public record AlertOutput(SkewAlert alert) implements Output {}
+
+    /** A zero-byte write from this node only moves a cluster's stream time; it counts nowhere. */
+    public static final String CLOCK_NODE = "harness-clock";
+
+    private final DetectorSettings settings;
+    private final String registryScope;
+    private final Path stateDir;
+    private final TopologyTestDriver driver;
+    private final SchemaRegistrySerde<WriteEvent> writeSerde;
+    private final SchemaRegistrySerde<CapacityEvent> capacitySerde;
+    private final SchemaRegistrySerde<SkewReport> reportSerde;
+    private final SchemaRegistrySerde<SkewAlert> alertSerde;
+    private final TestInputTopic<byte[], byte[]> writes;
+    private final TestInputTopic<byte[], byte[]> capacities;
+    private final TestOutputTopic<String, SkewReport> reports;
+    private final TestOutputTopic<String, SkewAlert> alerts;
+    private final TestOutputTopic<byte[], byte[]> dlq;
+    private final List<SkewReport> reportLog = new ArrayList<>();
+    private final List<SkewAlert> alertLog = new ArrayList<>();
+    private final List<DeadLetterRecord> deadLetterLog = new ArrayList<>();
+    private final List<Output> pending = new ArrayList<>();
+
+    /** A harness running the topology of {@code settings} (its registry URL is replaced). */
+    public DetectorHarness(DetectorSettings settings) {
+        this.registryScope = "detector-harness-" + UUID.randomUUID();
+        this.settings = settings.with(Map.of(DetectorSettings.SCHEMA_REGISTRY_URL, "mock://" + registryScope));
+        try {
+            this.stateDir = Files.createTempDirectory("skewguard-detector-harness");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Properties props = this.settings.streamsProperties();
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        this.driver = new TopologyTestDriver(DetectorTopology.build(this.settings), props, Instant.EPOCH);
+        Map<String, Object> serdeConfig = this.settings.serdeConfig();
+        this.writeSerde = SchemaRegistrySerde.of(WriteEvent.class, serdeConfig, false);
+        this.capacitySerde = SchemaRegistrySerde.of(CapacityEvent.class, serdeConfig, false);
+        this.reportSerde = SchemaRegistrySerde.of(SkewReport.class, serdeConfig, false);
+        this.alertSerde = SchemaRegistrySerde.of(SkewAlert.class, serdeConfig, false);
+        Topics topics = this.settings.topics();
+        this.writes = driver.createInputTopic(topics.nodeWrites(), new ByteArraySerializer(), new ByteArraySerializer());
+        this.capacities = driver.createInputTopic(topics.nodeCapacity(), new ByteArraySerializer(), new ByteArraySerializer());
+        this.reports = driver.createOutputTopic(topics.reports(), new StringDeserializer(), reportSerde.deserializer());
+        this.alerts = driver.createOutputTopic(topics.alerts(), new StringDeserializer(), alertSerde.deserializer());
+        this.dlq = driver.createOutputTopic(topics.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    public DetectorSettings settings() {
+        return settings;
+    }
+
+    /** Sends a write event of {@code bytes} to {@code node}'s slot {@code slot} at event time {@code time}. */
+    public DetectorHarness write(String cluster, String node, int slot, long bytes, long ops, long time) {
+        return send(new WriteEvent(cluster, node, slot, bytes, ops, Instant.ofEpochMilli(time)));
+    }
+
+    /** Sends a capacity report without per-shard figures. */
+    public DetectorHarness capacity(String cluster, String node, long used, long total, String rack, long time) {
+        return send(new CapacityEvent(cluster, node, used, total, rack, List.of(), Instant.ofEpochMilli(time)));
+    }
+
+    /** Sends a capacity report with per-shard used bytes. */
+    public DetectorHarness capacity(String cluster, String node, long used, long total, String rack,
+            List<ShardUsage> shards, long time) {
+        return send(new CapacityEvent(cluster, node, used, total, rack, shards, Instant.ofEpochMilli(time)));
+    }
+
+    /** Moves {@code cluster}'s stream time to {@code time} with a zero-byte write from {@link #CLOCK_NODE}. */
+    public DetectorHarness advanceTo(String cluster, long time) {
+        return write(cluster, CLOCK_NODE, 0, 0, 0, time);
+    }
+
+    public DetectorHarness send(WriteEvent e) {
+        return sendRawWrite(key(e.getNode()), writeSerde.serializer().serialize(settings.topics().nodeWrites(), e),
+                e.getEventTime().toEpochMilli());
+    }
+
+    public DetectorHarness send(CapacityEvent e) {
+        return sendRawCapacity(key(e.getNode()),
+                capacitySerde.serializer().serialize(settings.topics().nodeCapacity(), e), e.getEventTime().toEpochMilli());
+    }
+
+    /** Sends bytes as they are to the writes topic (to exercise the dead-letter path). */
+    public DetectorHarness sendRawWrite(byte[] key, byte[] value, long timestamp) {
+        writes.pipeInput(new TestRecord<>(key, value, Instant.ofEpochMilli(Math.max(0, timestamp))));
+        return settle();
+    }
+
+    /** Sends bytes as they are to the capacity topic. */
+    public DetectorHarness sendRawCapacity(byte[] key, byte[] value, long timestamp) {
+        capacities.pipeInput(new TestRecord<>(key, value, Instant.ofEpochMilli(Math.max(0, timestamp))));
+        return settle();
+    }
+
+    /** The wire bytes of a write event as this harness's producer would write them. */
+    public byte[] encode(WriteEvent e) {
+        return writeSerde.serializer().serialize(settings.topics().nodeWrites(), e);
+    }
+
+    /** Every report so far, in order. */
+    public List<SkewReport> reports() {
+        drain();
+        return List.copyOf(reportLog);
+    }
+
+    /** The reports of one cluster so far, in order. */
+    public List<SkewReport> reports(String cluster) {
+        return reports().stream().filter(r -> r.getCluster().equals(cluster)).toList();
+    }
+
+    /** Every alert transition so far, in order. */
+    public List<SkewAlert> alerts() {
+        drain();
+        return List.copyOf(alertLog);
+    }
+
+    /** Every dead letter so far, in order. */
+    public List<DeadLetterRecord> deadLetters() {
+        drain();
+        return List.copyOf(deadLetterLog);
+    }
+
+    /** Reports and alerts produced since the last call, alerts of a tick before its report. */
+    public List<Output> takeOutputs() {
+        drain();
+        List<Output> out = List.copyOf(pending);
+        pending.clear();
+        return out;
+    }
+
+    /** The sum of a detector metric over all tasks, e.g. {@code dead-letter-total}. */
+    public double metric(String name) {
+        double sum = 0;
+        for (Map.Entry<MetricName, ? extends Metric> e : driver.metrics().entrySet()) {
+            if (e.getKey().name().equals(name) && e.getKey().group().contains("skewguard-detector")) {
+                sum += ((Number) e.getValue().metricValue()).doubleValue();
+            }
+        }
+        return sum;
+    }
+
+    private DetectorHarness settle() {
+        driver.advanceWallClockTime(settings.flushInterval());
+        drain();
+        return this;
+    }
+
+    private void drain() {
+        List<SkewReport> newReports = reports.readValuesToList();
+        List<SkewAlert> newAlerts = alerts.readValuesToList();
+        reportLog.addAll(newReports);
+        alertLog.addAll(newAlerts);
+        // the two topics are separate queues: put each tick's alerts before its report
+        Stream.concat(newAlerts.stream().map(a -> (Output) new AlertOutput(a)),
+                        newReports.stream().map(r -> (Output) new ReportOutput(r)))
+                .sorted(Comparator.comparingLong(DetectorHarness::time).thenComparing(DetectorHarness::cluster)
+                        .thenComparingInt(o -> o instanceof AlertOutput ? 0 : 1))
+                .forEach(pending::add);
+        while (!dlq.isEmpty()) {
+            TestRecord<byte[], byte[]> r = dlq.readRecord();
+            deadLetterLog.add(new DeadLetterRecord(r.key(), r.value(), DeadLetter.fromHeaders(r.headers())));
+        }
+    }
+
+    private static long time(Output o) {
+        return o instanceof ReportOutput r
+                ? r.report().getWindowEnd().toEpochMilli()
+                : ((AlertOutput) o).alert().getEventTime().toEpochMilli();
+    }
+
+    private static String cluster(Output o) {
+        return o instanceof ReportOutput r ? r.report().getCluster() : ((AlertOutput) o).alert().getCluster();
+    }
+
+    private static byte[] key(String node) {
+        return node == null ? null : node.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void close() {
+        try {
+            driver.close();
+        } finally {
+            writeSerde.close();
+            capacitySerde.close();
+            reportSerde.close();
+            alertSerde.close();
+            MockSchemaRegistry.drop(registryScope);
+            deleteQuietly(stateDir);
+        }
+    }
+
+    private static void deleteQuietly(Path dir) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // a temp dir left behind is harmless
+        }
+    }
+}

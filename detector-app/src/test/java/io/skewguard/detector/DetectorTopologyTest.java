@@ -1,0 +1,304 @@
+package io.skewguard.detector;
+
+import static io.skewguard.schemas.AlertState.CLEARED;
+import static io.skewguard.schemas.AlertState.CONFIRMED;
+import static io.skewguard.schemas.AlertState.NORMAL;
+import static io.skewguard.schemas.AlertState.OBSERVING;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.skewguard.detector.replay.DetectorHarness;
+import io.skewguard.detector.replay.DetectorHarness.DeadLetterRecord;
+import io.skewguard.schemas.AlertKind;
+import io.skewguard.schemas.AlertState;
+import io.skewguard.schemas.DeadLetter;
+import io.skewguard.schemas.NodeFigures;
+import io.skewguard.schemas.ShardUsage;
+import io.skewguard.schemas.SkewAlert;
+import io.skewguard.schemas.SkewReport;
+import io.skewguard.schemas.WriteEvent;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The detector topology end to end through TopologyTestDriver, with the DESIGN.md defaults. */
+class DetectorTopologyTest {
+
+    private static final long T0 = 1_700_000_000_000L; // a tick boundary
+    private static final long TICK = 10_000;
+    private static final long GRACE = 30_000;
+    private static final long COOLDOWN = 300_000;
+
+    private final DetectorHarness h = new DetectorHarness(DetectorSettings.defaultSettings());
+
+    @AfterEach
+    void close() {
+        h.close();
+    }
+
+    /** Capacity reports for nodes n1..nk, half full. */
+    private void capacities(String cluster, long time, long... totals) {
+        for (int i = 0; i < totals.length; i++) {
+            h.capacity(cluster, "n" + (i + 1), totals[i] / 2, totals[i], "r" + (i % 2), time);
+        }
+    }
+
+    /** One write per node n1..nk during the tick starting at {@code tickStart}, to slot i. */
+    private void heat(String cluster, long tickStart, long... bytes) {
+        for (int i = 0; i < bytes.length; i++) {
+            if (bytes[i] > 0) {
+                h.write(cluster, "n" + (i + 1), i, bytes[i], 1, tickStart + 1_000);
+            }
+        }
+    }
+
+    /** The same heat pattern for {@code ticks} ticks from {@code fromTick}; returns the next tick. */
+    private long heatFor(String cluster, long fromTick, int ticks, long... bytes) {
+        for (int t = 0; t < ticks; t++) {
+            heat(cluster, fromTick + t * TICK, bytes);
+        }
+        return fromTick + ticks * TICK;
+    }
+
+    private SkewReport reportAt(String cluster, long windowEnd) {
+        return h.reports(cluster).stream().filter(r -> r.getWindowEnd().toEpochMilli() == windowEnd)
+                .findFirst().orElseThrow(() -> new AssertionError("no report at " + windowEnd));
+    }
+
+    private List<SkewAlert> alerts(AlertKind kind) {
+        return h.alerts().stream().filter(a -> a.getKind() == kind).toList();
+    }
+
+    @Test
+    void constructedHeatGivesItsKnownGini() {
+        capacities("c1", T0, 1000, 1000, 1000, 1000);
+        heat("c1", T0, 100, 200, 300, 400); // Gini of 1,2,3,4 = 2*30/(4*10) - 5/4 = 0.25
+        h.advanceTo("c1", T0 + TICK + GRACE);
+
+        SkewReport r = reportAt("c1", T0 + TICK);
+        assertThat(r.getHeatGini()).isCloseTo(0.25, within(1e-9));
+        assertThat(r.getWindowStart().toEpochMilli()).isEqualTo(T0 + TICK - 60_000);
+        assertThat(r.getNodeCount()).isEqualTo(4);
+        assertThat(r.getTotalWriteBytes()).isEqualTo(1000);
+        assertThat(r.getNodes()).extracting(NodeFigures::getNode, NodeFigures::getHeatBytes, NodeFigures::getUtilisation)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple("n1", 100L, 0.5),
+                        org.assertj.core.groups.Tuple.tuple("n2", 200L, 0.5),
+                        org.assertj.core.groups.Tuple.tuple("n3", 300L, 0.5),
+                        org.assertj.core.groups.Tuple.tuple("n4", 400L, 0.5));
+        assertThat(r.getHottestSlots()).extracting(s -> s.getSlot()).containsExactly(3, 2, 1, 0);
+        assertThat(r.getSlotHeat()).containsExactly(100L, 200L, 300L, 400L);
+        assertThat(r.getCapacityCv()).isCloseTo(0.0, within(1e-12));
+        assertThat(r.getHeatState()).isEqualTo(NORMAL);
+    }
+
+    @Test
+    void heterogeneousCapacitiesAreNormalisedByCapacityShare() {
+        capacities("c1", T0, 1000, 2000, 4000, 1000);
+        heat("c1", T0, 100, 200, 400, 100); // heat proportional to capacity: perfectly fair
+        h.advanceTo("c1", T0 + TICK + GRACE);
+
+        SkewReport r = reportAt("c1", T0 + TICK);
+        assertThat(r.getHeatGini()).isCloseTo(0.0, within(1e-9));
+        // the same heat on equal nodes would be unfair
+        assertThat(io.skewguard.core.stats.Gini.of(new double[] {100, 200, 400, 100})).isGreaterThan(0.2);
+    }
+
+    @Test
+    void idleKnownNodeCountsAsZeroHeat() {
+        capacities("c1", T0, 1000, 1000, 1000, 1000);
+        heat("c1", T0, 100, 100, 100, 0); // n4 reported capacity but took no writes
+        h.advanceTo("c1", T0 + TICK + GRACE);
+
+        SkewReport r = reportAt("c1", T0 + TICK);
+        assertThat(r.getNodeCount()).isEqualTo(4);
+        assertThat(r.getHeatGini()).isCloseTo(0.25, within(1e-9)); // Gini of 0,1,1,1
+        assertThat(r.getNodes().get(3).getHeatBytes()).isZero();
+    }
+
+    @Test
+    void shardCapacityCvComesFromPerShardUsage() {
+        h.capacity("c1", "n1", 400, 1000, null, List.of(new ShardUsage(1, 100L), new ShardUsage(2, 300L)), T0);
+        h.advanceTo("c1", T0 + TICK + GRACE);
+        assertThat(reportAt("c1", T0 + TICK).getShardCapacityCv()).isCloseTo(0.5, within(1e-12));
+    }
+
+    @Test
+    void transientSpikeShorterThanCooldownObservesThenReturnsToNormalNeverConfirms() {
+        capacities("c1", T0, 1000, 1000, 1000, 1000);
+        long t = heatFor("c1", T0, 12, 100, 100, 100, 100);
+        t = heatFor("c1", t, 3, 100, 100, 100, 3000); // a 30 s burst on n4
+        t = heatFor("c1", t, 45, 100, 100, 100, 100);
+        h.advanceTo("c1", t + GRACE);
+
+        assertThat(alerts(AlertKind.HEAT)).extracting(SkewAlert::getState).containsExactly(OBSERVING, NORMAL);
+        assertThat(h.reports("c1")).extracting(SkewReport::getHeatState).doesNotContain(CONFIRMED);
+        assertThat(h.reports("c1").size()).isGreaterThan(50);
+    }
+
+    @Test
+    void sustainedSkewConfirmsExactlyAtTheFirstTickAfterTheCooldown() {
+        capacities("c1", T0, 1000, 1000, 1000, 1000);
+        long t = heatFor("c1", T0, 40, 100, 100, 100, 3000);
+        h.advanceTo("c1", t + GRACE);
+
+        List<SkewAlert> heat = alerts(AlertKind.HEAT);
+        assertThat(heat).extracting(SkewAlert::getState).containsExactly(OBSERVING, CONFIRMED);
+        long since = heat.get(0).getEventTime().toEpochMilli();
+        assertThat(since).isEqualTo(T0 + TICK); // the first tick
+        assertThat(heat.get(1).getEventTime().toEpochMilli()).isEqualTo(since + COOLDOWN);
+        assertThat(heat.get(1).getSince().toEpochMilli()).isEqualTo(since);
+        assertThat(heat.get(1).getPreviousState()).isEqualTo(OBSERVING);
+        assertThat(heat.get(1).getAlertId()).isEqualTo("c1/HEAT/CONFIRMED/" + (since + COOLDOWN));
+        assertThat(reportAt("c1", since + COOLDOWN - TICK).getHeatState()).isEqualTo(OBSERVING);
+        assertThat(reportAt("c1", since + COOLDOWN).getHeatState()).isEqualTo(CONFIRMED);
+        assertThat(alerts(AlertKind.CAPACITY)).isEmpty();
+    }
+
+    @Test
+    void hysteresisHoldsConfirmedBetweenClearLevelAndThresholdThenClearsAndReturnsToNormal() {
+        capacities("c1", T0, 1000, 1000, 1000, 1000);
+        long confirmed = heatFor("c1", T0, 40, 100, 100, 100, 3000); // Gini 0.66 -> CONFIRMED
+        // (1,1,1,m) with m >= 5 has Gini >= 0.375: inside (0.36, 0.40] once the window holds only it
+        long t = heatFor("c1", confirmed, 20, 100, 100, 100, 500);
+        h.advanceTo("c1", t + GRACE);
+        List<SkewReport> band = h.reports("c1").stream()
+                .filter(r -> r.getWindowEnd().toEpochMilli() > t - 12 * TICK).toList();
+        assertThat(band).isNotEmpty().allSatisfy(r -> {
+            assertThat(r.getHeatGini()).isBetween(0.36, 0.40);
+            assertThat(r.getHeatState()).isEqualTo(CONFIRMED);
+        });
+
+        long t2 = heatFor("c1", t, 20, 100, 100, 100, 100); // balanced
+        h.advanceTo("c1", t2 + GRACE);
+        List<SkewAlert> heat = alerts(AlertKind.HEAT);
+        assertThat(heat).extracting(SkewAlert::getState).containsExactly(OBSERVING, CONFIRMED, CLEARED, NORMAL);
+        SkewAlert cleared = heat.get(2);
+        assertThat(cleared.getValue()).isLessThanOrEqualTo(0.36);
+        assertThat(cleared.getThreshold()).isCloseTo(0.36, within(1e-12));
+        assertThat(heat.get(3).getEventTime().toEpochMilli()).isEqualTo(cleared.getEventTime().toEpochMilli() + TICK);
+        assertThat(reportAt("c1", cleared.getEventTime().toEpochMilli()).getHeatState()).isEqualTo(CLEARED);
+    }
+
+    @Test
+    void lateEventWithinGraceIsCountedAndBeyondGraceGoesToTheDeadLetters() {
+        h.write("c1", "n1", 1, 100, 1, T0 + 5_000);
+        h.advanceTo("c1", T0 + 35_000);
+        h.write("c1", "n2", 2, 50, 1, T0 + 8_000); // 27 s late: within grace
+        h.advanceTo("c1", T0 + 40_000);
+        h.write("c1", "n3", 3, 70, 1, T0 + 9_000); // 31 s late: beyond grace
+        h.advanceTo("c1", T0 + 50_000);
+
+        assertThat(reportAt("c1", T0 + TICK).getTotalWriteBytes()).isEqualTo(150);
+        assertThat(reportAt("c1", T0 + 2 * TICK).getTotalWriteBytes()).isEqualTo(150);
+        List<DeadLetterRecord> dead = h.deadLetters();
+        assertThat(dead).hasSize(1);
+        assertThat(dead.get(0).letter().reason()).startsWith("late");
+        assertThat(dead.get(0).letter().sourceTopic()).isEqualTo("skew.node-writes");
+        assertThat(dead.get(0).key()).isEqualTo("n3".getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void everyBadInputGoesToTheDeadLettersAndTheNextGoodRecordIsStillProcessed() {
+        byte[] good = h.encode(new WriteEvent("c1", "n1", 1, 1L, 1L, Instant.ofEpochMilli(T0)));
+        byte[] unknownId = good.clone();
+        unknownId[1] = 0x7f; // schema id 0x7fxxxxxx was never registered
+        byte[] wrongMagic = good.clone();
+        wrongMagic[0] = 7;
+        byte[] truncated = Arrays.copyOf(good, good.length - 3);
+        byte[] key = "n1".getBytes(StandardCharsets.UTF_8);
+
+        h.write("c1", "n1", 1, 10, 1, T0);
+        h.sendRawWrite(key, "not avro at all".getBytes(StandardCharsets.UTF_8), T0);
+        h.write("c1", "n1", 1, 10, 1, T0);
+        h.sendRawWrite(key, unknownId, T0);
+        h.write("c1", "n1", 1, 10, 1, T0);
+        h.sendRawWrite(key, wrongMagic, T0);
+        h.write("c1", "n1", 1, 10, 1, T0);
+        h.sendRawWrite(key, truncated, T0);
+        h.write("c1", "n1", 1, 10, 1, T0);
+        h.sendRawWrite(key, null, T0);
+        h.write("c1", "n1", 1, 10, 1, T0);
+        h.write("c1", "n1", 1, -5, 1, T0);
+        h.write("c1", "n1", 1, 10, 1, T0);
+        h.write("c1", "", 1, 5, 1, T0);
+        h.write("c1", "n1", 1, 10, 1, T0);
+        h.write("c1", "n1", 99_999, 5, 1, T0);
+        h.write("c1", "n1", 1, 10, 1, T0);
+        h.capacity("c1", "n1", 2000, 1000, null, T0);
+        h.write("c1", "n1", 1, 10, 1, T0);
+        h.capacity("c1", "n1", -1, 1000, null, T0);
+        h.write("c1", "n1", 1, 10, 1, T0);
+        h.write("c1", "n1", 1, 5, 1, T0 + 2 * 3_600_000); // two hours ahead
+        h.write("c1", "n1", 1, 10, 1, T0);
+        h.advanceTo("c1", T0 + TICK + GRACE);
+
+        List<String> reasons = h.deadLetters().stream().map(d -> d.letter().reason()).toList();
+        assertThat(reasons).hasSize(11);
+        assertThat(reasons.get(0)).startsWith("undecodable");
+        assertThat(reasons.get(1)).startsWith("undecodable").contains("schema");
+        assertThat(reasons.get(2)).startsWith("undecodable").contains("magic");
+        assertThat(reasons.get(3)).startsWith("undecodable");
+        assertThat(reasons.get(4)).isEqualTo("empty value");
+        assertThat(reasons.get(5)).startsWith("negative bytes");
+        assertThat(reasons.get(6)).isEqualTo("missing node id");
+        assertThat(reasons.get(7)).startsWith("slot 99999");
+        assertThat(reasons.get(8)).contains("> total");
+        assertThat(reasons.get(9)).startsWith("negative used");
+        assertThat(reasons.get(10)).startsWith("future");
+        assertThat(h.deadLetters().get(1).value()).isEqualTo(unknownId); // original bytes
+        assertThat(h.deadLetters().get(3).letter().sourceOffset()).isEqualTo(7L);
+        assertThat(h.deadLetters().get(8).letter().sourceTopic()).isEqualTo("skew.node-capacity");
+        assertThat(h.metric("dead-letter-total")).isEqualTo(11.0);
+        // all twelve good writes of 10 bytes were counted
+        assertThat(reportAt("c1", T0 + TICK).getTotalWriteBytes()).isEqualTo(120);
+    }
+
+    @Test
+    void twoClustersNeverMix() {
+        long other = T0 + 86_400_000; // c2 lives a day later
+        capacities("c1", T0, 1000, 1000, 1000, 1000);
+        capacities("c2", other, 1000, 1000);
+        heatFor("c1", T0, 40, 100, 100, 100, 3000);
+        heatFor("c2", other, 3, 100, 100);
+        h.advanceTo("c2", other + 3 * TICK + GRACE);
+
+        List<SkewReport> c1 = h.reports("c1");
+        List<SkewReport> c2 = h.reports("c2");
+        assertThat(c1).allSatisfy(r -> assertThat(r.getNodes()).extracting(NodeFigures::getNode)
+                .containsExactly("n1", "n2", "n3", "n4"));
+        assertThat(c2).hasSize(3).allSatisfy(r -> {
+            assertThat(r.getNodeCount()).isEqualTo(2);
+            assertThat(r.getHeatGini()).isCloseTo(0.0, within(1e-9));
+            assertThat(r.getWindowEnd().toEpochMilli()).isGreaterThan(other);
+        });
+        assertThat(c1.get(c1.size() - 1).getWindowEnd().toEpochMilli()).isLessThan(T0 + 400 * TICK);
+        assertThat(h.alerts()).allSatisfy(a -> assertThat(a.getCluster()).isEqualTo("c1"));
+        assertThat(h.alerts()).extracting(SkewAlert::getState).contains(CONFIRMED);
+    }
+
+    @Test
+    void aClusterWithoutInputDoesNotTick() {
+        h.write("c1", "n1", 1, 10, 1, T0);
+        h.advanceTo("c1", T0 + TICK + GRACE);
+        int before = h.reports("c1").size();
+        h.write("c2", "n1", 1, 10, 1, T0 + 3_600_000);
+        h.advanceTo("c2", T0 + 3_600_000 + 5 * TICK);
+        assertThat(h.reports("c1")).hasSize(before);
+    }
+
+    @Test
+    void alertsStatesInReportsFollowTheTransitions() {
+        capacities("c1", T0, 1000, 1000, 1000, 1000);
+        heatFor("c1", T0, 5, 100, 100, 100, 3000);
+        h.advanceTo("c1", T0 + 5 * TICK + GRACE);
+        Map<Long, AlertState> states = new java.util.TreeMap<>();
+        h.reports("c1").forEach(r -> states.put(r.getWindowEnd().toEpochMilli(), r.getHeatState()));
+        assertThat(states.values()).containsOnly(OBSERVING);
+        assertThat(states).hasSize(5);
+    }
+}
