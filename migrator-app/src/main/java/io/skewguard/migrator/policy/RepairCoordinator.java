@@ -51,7 +51,7 @@ public final class RepairCoordinator {
         String message = String.format(Locale.ROOT, "repair started: capacity CV %.4f confirmed above threshold", capacityCv);
         LOG.info("{}: {}", state.cluster(), message);
         RepairState started = new RepairState(state.cluster(), true, state.batchSeq(), state.batch(), state.unreported(),
-                state.writeLoad(), state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), message);
+                state.writeLoad(), state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), message, state.routingEpoch());
         List<Effect> effects = new ArrayList<>();
         effects.add(new Effect.ReportRepair(StepResult.PROGRESS, message));
         return planIfIdle(started, now, view, effects);
@@ -61,7 +61,7 @@ public final class RepairCoordinator {
     public Result onReport(RepairState state, double writeBytesPerSec, long reportTime, long now, Supplier<ClusterView> view) {
         AdaptiveRateLimiter.WriteLoad load = limiter.observe(state.writeLoad(), writeBytesPerSec, reportTime);
         RepairState next = new RepairState(state.cluster(), state.repairing(), state.batchSeq(), state.batch(), state.unreported(),
-                load, limiter.budget(load), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), state.lastMessage());
+                load, limiter.budget(load), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), state.lastMessage(), state.routingEpoch());
         return planIfIdle(next, now, view, new ArrayList<>());
     }
 
@@ -107,7 +107,7 @@ public final class RepairCoordinator {
                 state.writeLoad(), state.budgetBytesPerSec(), state.bytesMoved() + moved,
                 state.batchesCommitted() + (finished.committed() ? 1 : 0),
                 state.batchesAborted() + (finished.committed() ? 0 : 1),
-                "batch " + batch.batchId() + " " + finished.reason());
+                "batch " + batch.batchId() + " " + finished.reason(), state.routingEpoch());
         return planIfIdle(next, now, view, effects);
     }
 
@@ -132,7 +132,7 @@ public final class RepairCoordinator {
             LOG.info("{}: {}", state.cluster(), message);
             effects.add(new Effect.ReportRepair(reached ? StepResult.DONE : StepResult.FAILED, message));
             return new Result(new RepairState(state.cluster(), false, state.batchSeq(), null, unreported, state.writeLoad(),
-                    state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), message), effects);
+                    state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), message, state.routingEpoch()), effects);
         }
         List<Move> moves = BatchSelection.select(plan.moves(), maxParallel);
         long seq = state.batchSeq() + 1;
@@ -142,7 +142,7 @@ public final class RepairCoordinator {
         LOG.info("{}: plan of {} moves ({} bytes), CV {} → {} ({}); batch {} starts {} of them", state.cluster(), plan.moves().size(),
                 plan.bytesMoved(), plan.currentCv(), plan.projectedCv(), plan.outcome(), batchId, moves.size());
         RepairState next = new RepairState(state.cluster(), true, seq, started.batch(), unreported, state.writeLoad(),
-                state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), state.lastMessage());
+                state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), state.lastMessage(), state.routingEpoch());
         return new Result(next, effects);
     }
 }

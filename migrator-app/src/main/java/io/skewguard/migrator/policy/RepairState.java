@@ -16,6 +16,8 @@ import java.util.List;
  * @param batchesCommitted batches that committed
  * @param batchesAborted batches that aborted
  * @param lastMessage the last repair status message, for people
+ * @param routingEpoch the slot table's routing epoch; kept here because the coordinator is the
+ *     table's only writer and a switch must not scan the table to find it
  */
 public record RepairState(
         String cluster,
@@ -28,7 +30,8 @@ public record RepairState(
         long bytesMoved,
         long batchesCommitted,
         long batchesAborted,
-        String lastMessage) {
+        String lastMessage,
+        long routingEpoch) {
 
     public RepairState {
         unreported = List.copyOf(unreported);
@@ -36,11 +39,17 @@ public record RepairState(
 
     /** A cluster seen for the first time: no repair, full budget. */
     public static RepairState fresh(String cluster, long budgetBytesPerSec) {
-        return new RepairState(cluster, false, 0, null, List.of(), AdaptiveRateLimiter.WriteLoad.NONE, budgetBytesPerSec, 0, 0, 0, null);
+        return new RepairState(cluster, false, 0, null, List.of(), AdaptiveRateLimiter.WriteLoad.NONE, budgetBytesPerSec, 0, 0, 0, null, 0);
     }
 
     RepairState withBatch(SwitchBatch next) {
         return new RepairState(cluster, repairing, batchSeq, next, unreported, writeLoad, budgetBytesPerSec, bytesMoved,
-                batchesCommitted, batchesAborted, lastMessage);
+                batchesCommitted, batchesAborted, lastMessage, routingEpoch);
+    }
+
+    /** The state after a switch raised the table's routing epoch. */
+    public RepairState withRoutingEpoch(long next) {
+        return new RepairState(cluster, repairing, batchSeq, batch, unreported, writeLoad, budgetBytesPerSec, bytesMoved,
+                batchesCommitted, batchesAborted, lastMessage, next);
     }
 }

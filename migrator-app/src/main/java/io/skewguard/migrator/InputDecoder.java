@@ -1,0 +1,125 @@
+package io.skewguard.migrator;
+
+import io.skewguard.schemas.CapacityEvent;
+import io.skewguard.schemas.DeadLetter;
+import io.skewguard.schemas.MigrationStatus;
+import io.skewguard.schemas.ShardUsage;
+import io.skewguard.schemas.SkewAlert;
+import io.skewguard.schemas.SkewReport;
+import io.skewguard.schemas.Topics;
+import java.util.Optional;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decodes the raw records of the four input topics (alerts, reports, capacity, status) and checks
+ * them; forwards each good record keyed by its cluster, and each bad one as a
+ * {@link MigratorInput.Rejected} carrying the dead-letter headers (source topic, partition, offset,
+ * reason). Bad input never stops the app.
+ */
+final class InputDecoder implements Processor<byte[], byte[], String, MigratorInput> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(InputDecoder.class);
+
+    private final Topics topics;
+    private final MigratorSerdes serdes;
+    private final int maxSlots;
+    private ProcessorContext<String, MigratorInput> context;
+    private Sensor deadLetters;
+
+    InputDecoder(Topics topics, MigratorSerdes serdes, int maxSlots) {
+        this.topics = topics;
+        this.serdes = serdes;
+        this.maxSlots = maxSlots;
+    }
+
+    @Override
+    public void init(ProcessorContext<String, MigratorInput> context) {
+        this.context = context;
+        this.deadLetters = MigratorMetrics.deadLetters(context);
+    }
+
+    @Override
+    public void process(Record<byte[], byte[]> record) {
+        String topic = context.recordMetadata().map(RecordMetadata::topic).orElse("?");
+        MigratorInput input;
+        try {
+            input = decode(topic, record.value());
+        } catch (RuntimeException e) {
+            reject(record, topic, e.getMessage() == null ? e.toString() : e.getMessage());
+            return;
+        }
+        context.forward(record.withKey(input.cluster()).withValue(input));
+    }
+
+    private MigratorInput decode(String topic, byte[] bytes) {
+        if (bytes == null) {
+            throw new IllegalArgumentException(topic + ": null value");
+        }
+        if (topic.equals(topics.alerts())) {
+            SkewAlert alert = serdes.alert().deserializer().deserialize(topic, bytes);
+            require(Double.isFinite(alert.getValue()), "alert value is not finite");
+            return new MigratorInput.Alert(requireCluster(alert.getCluster(), alert));
+        } else if (topic.equals(topics.reports())) {
+            SkewReport report = serdes.report().deserializer().deserialize(topic, bytes);
+            require(report.getTotalWriteBytes() >= 0, "negative totalWriteBytes " + report.getTotalWriteBytes());
+            require(report.getWindowEnd().isAfter(report.getWindowStart()), "window ends before it starts");
+            require(report.getSlotHeat().size() <= maxSlots, "slotHeat longer than " + maxSlots + " slots");
+            for (Long heat : report.getSlotHeat()) {
+                require(heat != null && heat >= 0, "negative slot heat");
+            }
+            return new MigratorInput.Report(requireCluster(report.getCluster(), report));
+        } else if (topic.equals(topics.nodeCapacity())) {
+            CapacityEvent event = serdes.capacity().deserializer().deserialize(topic, bytes);
+            require(event.getTotalBytes() > 0, "totalBytes must be > 0, was " + event.getTotalBytes());
+            require(event.getUsedBytes() >= 0 && event.getUsedBytes() <= event.getTotalBytes(),
+                    "usedBytes " + event.getUsedBytes() + " outside [0, totalBytes " + event.getTotalBytes() + "]");
+            require(!event.getNode().isBlank(), "blank node id");
+            for (ShardUsage shard : event.getShards()) {
+                require(shard.getSlot() >= 0 && shard.getSlot() < maxSlots, "slot " + shard.getSlot() + " outside [0, " + maxSlots + ")");
+                require(shard.getUsedBytes() >= 0, "negative shard size on slot " + shard.getSlot());
+            }
+            return new MigratorInput.Capacity(requireCluster(event.getCluster(), event));
+        } else if (topic.equals(topics.migrationStatus())) {
+            MigrationStatus status = serdes.status().deserializer().deserialize(topic, bytes);
+            require(status.getBytesCopied() >= 0, "negative bytesCopied");
+            return new MigratorInput.Status(requireCluster(status.getCluster(), status));
+        }
+        throw new IllegalArgumentException("not an input topic of the migrator: " + topic);
+    }
+
+    private static <T> T requireCluster(String cluster, T value) {
+        require(cluster != null && !cluster.isBlank(), "blank cluster id");
+        return value;
+    }
+
+    private static void require(boolean ok, String reason) {
+        if (!ok) {
+            throw new IllegalArgumentException(reason);
+        }
+    }
+
+    private void reject(Record<byte[], byte[]> record, String topic, String reason) {
+        Optional<RecordMetadata> meta = context.recordMetadata();
+        int partition = meta.map(RecordMetadata::partition).orElse(-1);
+        long offset = meta.map(RecordMetadata::offset).orElse(-1L);
+        LOG.warn("dead-lettering {}-{}@{}: {}", topic, partition, offset, reason);
+        deadLetters.record();
+        RecordHeaders headers = new RecordHeaders();
+        for (Header h : record.headers()) {
+            headers.add(h);
+        }
+        for (Header h : DeadLetter.headers(topic, partition, offset, reason)) {
+            headers.add(h);
+        }
+        context.forward(new Record<String, MigratorInput>(null, new MigratorInput.Rejected(record.key(), record.value(), reason),
+                record.timestamp(), headers));
+    }
+}

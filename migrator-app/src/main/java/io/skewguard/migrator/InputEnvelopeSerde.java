@@ -1,0 +1,89 @@
+package io.skewguard.migrator;
+
+import io.skewguard.schemas.CapacityEvent;
+import io.skewguard.schemas.MigrationStatus;
+import io.skewguard.schemas.SkewAlert;
+import io.skewguard.schemas.SkewReport;
+import java.util.Arrays;
+import java.util.Map;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serializer;
+
+/**
+ * Serde of the repartition topic that brings every input of one cluster to one task: one tag byte
+ * (which input), then the record in the registry wire format of its own class, so the internal topic
+ * evolves like the public ones.
+ */
+final class InputEnvelopeSerde implements Serde<MigratorInput> {
+
+    private static final byte ALERT = 1;
+    private static final byte REPORT = 2;
+    private static final byte CAPACITY = 3;
+    private static final byte STATUS = 4;
+
+    private final Serde<SkewAlert> alerts;
+    private final Serde<SkewReport> reports;
+    private final Serde<CapacityEvent> capacity;
+    private final Serde<MigrationStatus> status;
+
+    InputEnvelopeSerde(MigratorSerdes serdes) {
+        this.alerts = serdes.alert();
+        this.reports = serdes.report();
+        this.capacity = serdes.capacity();
+        this.status = serdes.status();
+    }
+
+    @Override
+    public Serializer<MigratorInput> serializer() {
+        return (topic, input) -> {
+            if (input == null) {
+                return null;
+            }
+            byte tag;
+            byte[] body;
+            if (input instanceof MigratorInput.Alert a) {
+                tag = ALERT;
+                body = alerts.serializer().serialize(topic, a.value());
+            } else if (input instanceof MigratorInput.Report r) {
+                tag = REPORT;
+                body = reports.serializer().serialize(topic, r.value());
+            } else if (input instanceof MigratorInput.Capacity c) {
+                tag = CAPACITY;
+                body = capacity.serializer().serialize(topic, c.value());
+            } else if (input instanceof MigratorInput.Status s) {
+                tag = STATUS;
+                body = status.serializer().serialize(topic, s.value());
+            } else {
+                throw new SerializationException("rejected records never go to the repartition topic");
+            }
+            byte[] out = new byte[body.length + 1];
+            out[0] = tag;
+            System.arraycopy(body, 0, out, 1, body.length);
+            return out;
+        };
+    }
+
+    @Override
+    public Deserializer<MigratorInput> deserializer() {
+        return (topic, bytes) -> {
+            if (bytes == null || bytes.length == 0) {
+                return null;
+            }
+            byte[] body = Arrays.copyOfRange(bytes, 1, bytes.length);
+            return switch (bytes[0]) {
+                case ALERT -> new MigratorInput.Alert(alerts.deserializer().deserialize(topic, body));
+                case REPORT -> new MigratorInput.Report(reports.deserializer().deserialize(topic, body));
+                case CAPACITY -> new MigratorInput.Capacity(capacity.deserializer().deserialize(topic, body));
+                case STATUS -> new MigratorInput.Status(status.deserializer().deserialize(topic, body));
+                default -> throw new SerializationException(topic + ": unknown input tag " + bytes[0]);
+            };
+        };
+    }
+
+    @Override
+    public void configure(Map<String, ?> configs, boolean isKey) {
+        // the inner serdes come configured
+    }
+}
