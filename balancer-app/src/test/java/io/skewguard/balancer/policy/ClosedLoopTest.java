@@ -44,9 +44,8 @@ class ClosedLoopTest {
         LOG.info("case 'weights can fix it' (3 capacity classes, Zipf 0.8, one shard ×3), seed {}: {}", seed, trace.summary());
         assertThat(trace.gini.get(0)).as("starting heat Gini").isGreaterThan(0.30);
         assertThat(trace.firstRoundAtOrBelow(0.25)).as("rounds until heat Gini <= 0.25").isBetween(1, 20);
-        // it ends at the 0.20 target, or (seed 3: 0.214) at the floor just above it, never above 0.25
-        assertThat(trace.last).isIn(RoundOutcome.TARGET_REACHED, RoundOutcome.FLOOR_REACHED);
-        assertThat(trace.gini.get(trace.gini.size() - 1)).isLessThanOrEqualTo(0.25);
+        assertThat(trace.last).as("the repair ends at the target").isEqualTo(RoundOutcome.TARGET_REACHED);
+        assertThat(trace.gini.get(trace.gini.size() - 1)).isLessThanOrEqualTo(0.20);
         trace.assertStepsBoundedAndInsideBounds();
         assertThat(trace.maxSignChanges()).as("sign changes of any node's step").isLessThanOrEqualTo(2);
         assertThat(trace.largestRise()).as("largest round-to-round heat Gini rise").isLessThan(GINI_NOISE);
@@ -88,6 +87,55 @@ class ClosedLoopTest {
             state = round.state();
         }
         assertThat(state.epoch()).isEqualTo(epoch);
+    }
+
+    /**
+     * The detector measures heat over a 60 s window, so a report carries sampling noise. With ±3 %
+     * noise on every node's heat (seeded), the repair still reaches the target within 20 rounds, and
+     * the deadband keeps the noise from making weights flap: no node reverses more than twice.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {42, 1, 2, 3})
+    void noisyReportsStillConvergeWithoutFlapping(long seed) {
+        double[] capacity = new double[NODES];
+        for (int n = 0; n < NODES; n++) {
+            capacity[n] = new double[] {1, 2, 4}[n % 3];
+        }
+        SlotLoadModel model = SlotLoadModel.of(capacity, SLOTS, CANDIDATES, 0.8, 3.0, seed);
+        java.util.SplittableRandom noise = new java.util.SplittableRandom(seed);
+
+        Trace trace = new Trace(model.nodes());
+        ControllerState state = controller.onHeatConfirmed(ControllerState.initial(), 0);
+        List<Double> trueGini = new ArrayList<>();
+        long time = ROUND_MILLIS;
+        for (int k = 0; k <= 40; k++, time += ROUND_MILLIS) {
+            double[] heat = model.heat(trace.weights);
+            trueGini.add(model.heatGini(heat));
+            double[] measured = new double[heat.length];
+            for (int n = 0; n < heat.length; n++) {
+                measured[n] = heat[n] * (1 + 0.03 * (2 * noise.nextDouble() - 1));
+            }
+            List<NodeLoad> loads = new ArrayList<>();
+            for (int n = 0; n < heat.length; n++) {
+                loads.add(new NodeLoad(SlotLoadModel.nodeId(n), measured[n], capacity[n]));
+            }
+            Round round = controller.onReport(state, new LoadSnapshot("c1", time, model.heatGini(measured), loads));
+            trace.record(round, time);
+            state = round.state();
+            if (round.outcome() != RoundOutcome.ADJUSTED) {
+                break;
+            }
+        }
+
+        LOG.info("case 'weights can fix it' with ±3 % report noise, seed {}: {}", seed, trace.summary());
+        int firstBelow = 0;
+        while (firstBelow < trueGini.size() && trueGini.get(firstBelow) > 0.25) {
+            firstBelow++;
+        }
+        assertThat(firstBelow).as("rounds until the true heat Gini <= 0.25").isBetween(1, 20);
+        assertThat(trace.last).isEqualTo(RoundOutcome.TARGET_REACHED);
+        assertThat(trace.maxSignChanges()).as("sign changes of any node's step").isLessThanOrEqualTo(2);
+        trace.assertStepsBoundedAndInsideBounds();
     }
 
     private Trace runLoop(SlotLoadModel model, int maxRounds) {

@@ -1,5 +1,8 @@
 package io.skewguard.balancer.policy;
 
+import io.skewguard.core.ring.CandidateSet;
+import io.skewguard.core.ring.HashRing;
+import io.skewguard.core.slots.SlotTable;
 import io.skewguard.core.stats.Gini;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -12,12 +15,10 @@ import java.util.SplittableRandom;
  * proportion to the candidates' effective weights (weight × free ratio, all free ratios equal here),
  * which is the expected outcome of the writers' weighted rendezvous pick.
  *
- * <p>The ring is this test's own (150 points per node, SplitMix64 of the seed), enough to give the
- * uneven candidate-set membership a real ring gives.
+ * <p>Candidate sets come from core's {@link HashRing} (150 points per node, equal ring weight) and
+ * {@link SlotTable#fromRing}: the placement the writers really use.
  */
 public final class SlotLoadModel {
-
-    static final int POINTS_PER_NODE = 150;
 
     public final double[] capacity;
     final int[][] candidates;
@@ -35,43 +36,23 @@ public final class SlotLoadModel {
      * @param candidatesPerSlot candidate set size m
      * @param zipfExponent slot heat ∝ 1 / rank^exponent, ranks shuffled over the slots
      * @param hotSlotFactor the heat of one random slot is multiplied by this (1 = no hot spot)
-     * @param seed seeds the ring, the rank shuffle and the hot slot
+     * @param seed seeds the rank shuffle and the hot slot (the ring depends on the node ids only)
      */
     public static SlotLoadModel of(
             double[] capacity, int slots, int candidatesPerSlot, double zipfExponent, double hotSlotFactor, long seed) {
-        int nodes = capacity.length;
-        long[] points = new long[nodes * POINTS_PER_NODE];
-        int[] owner = new int[points.length];
-        Integer[] order = new Integer[points.length];
-        for (int n = 0; n < nodes; n++) {
-            for (int v = 0; v < POINTS_PER_NODE; v++) {
-                int i = n * POINTS_PER_NODE + v;
-                points[i] = mix(seed ^ mix(n * 1_000_003L + v));
-                owner[i] = n;
-                order[i] = i;
-            }
+        String[] ids = new String[capacity.length];
+        for (int n = 0; n < ids.length; n++) {
+            ids[n] = nodeId(n);
         }
-        Arrays.sort(order, (a, b) -> Long.compareUnsigned(points[a], points[b]));
+        // the production ring (150 points per node, equal ring weight) and slot table of core
+        SlotTable table = SlotTable.fromRing(HashRing.ofIds(ids), candidatesPerSlot, slots);
         int[][] candidates = new int[slots][];
         for (int s = 0; s < slots; s++) {
-            long slotPoint = mix(~seed ^ mix(s));
-            int start = 0;
-            while (start < order.length && Long.compareUnsigned(points[order[start]], slotPoint) < 0) {
-                start++;
+            CandidateSet set = table.candidates(s);
+            candidates[s] = new int[set.size()];
+            for (int i = 0; i < set.size(); i++) {
+                candidates[s][i] = Integer.parseInt(table.nodes().id(set.node(i)).substring("node-".length()));
             }
-            int[] set = new int[candidatesPerSlot];
-            int found = 0;
-            for (int k = 0; found < candidatesPerSlot; k++) {
-                int node = owner[order[(start + k) % order.length]];
-                boolean seen = false;
-                for (int j = 0; j < found; j++) {
-                    seen |= set[j] == node;
-                }
-                if (!seen) {
-                    set[found++] = node;
-                }
-            }
-            candidates[s] = set;
         }
         SplittableRandom random = new SplittableRandom(seed);
         int[] rank = new int[slots];
@@ -145,11 +126,5 @@ public final class SlotLoadModel {
             ratio[n] = (heat[n] / totalHeat) / (capacity[n] / totalCapacity);
         }
         return ratio;
-    }
-
-    private static long mix(long z) {
-        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
-        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
-        return z ^ (z >>> 31);
     }
 }
