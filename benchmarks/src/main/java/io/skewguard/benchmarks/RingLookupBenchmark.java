@@ -25,8 +25,8 @@ import java.util.concurrent.TimeUnit;
  * {@code firstEntry}). Both rings have 150 points per node hashed with the same XXH3, and both hash the
  * key with XXH3 on every call. Keys: 4096 pre-generated 26-char strings, cycled.
  *
- * <p>{@link #hashRingPrehashed} and {@link #keyHashOnly} split the cost of {@link #hashRing} into ring
- * walk and key hashing. Run with {@code -prof gc}: the HashRing paths must show ≈ 0 B/op.
+ * <p>{@link #hashRingPrehashed}, {@link #treeMapRingPrehashed} and {@link #keyHashOnly} split the cost
+ * into ring walk and key hashing (the same XXH3 in both rings). Run with {@code -prof gc}: the HashRing paths must show ≈ 0 B/op.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -96,6 +96,13 @@ public class RingLookupBenchmark {
     @Benchmark
     public int hashRingPrehashed() {
         return ring.lookup(keyHashes[cursor++ & (KEY_COUNT - 1)]);
+    }
+
+    /** Baseline without key hashing: {@code ceilingEntry} (boxing the hash) with wrap. */
+    @Benchmark
+    public String treeMapRingPrehashed() {
+        Map.Entry<Long, String> entry = treeRing.ceilingEntry(keyHashes[cursor++ & (KEY_COUNT - 1)]);
+        return (entry != null ? entry : treeRing.firstEntry()).getValue();
     }
 
     /** Key hashing alone: XXH3 of a 26-char String. */
