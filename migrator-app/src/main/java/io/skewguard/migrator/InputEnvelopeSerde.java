@@ -14,7 +14,9 @@ import org.apache.kafka.common.serialization.Serializer;
 /**
  * Serde of the repartition topic that brings every input of one cluster to one task: one tag byte
  * (which input), then the record in the registry wire format of its own class, so the internal topic
- * evolves like the public ones.
+ * evolves like the public ones. Each class has its own subject, {@code <topic>.<kind>-value}
+ * ({@code .alert}, {@code .report}, {@code .capacity}, {@code .status}), since one subject holds
+ * one record type's history.
  */
 final class InputEnvelopeSerde implements Serde<MigratorInput> {
 
@@ -45,16 +47,16 @@ final class InputEnvelopeSerde implements Serde<MigratorInput> {
             byte[] body;
             if (input instanceof MigratorInput.Alert a) {
                 tag = ALERT;
-                body = alerts.serializer().serialize(topic, a.value());
+                body = alerts.serializer().serialize(topic + ".alert", a.value());
             } else if (input instanceof MigratorInput.Report r) {
                 tag = REPORT;
-                body = reports.serializer().serialize(topic, r.value());
+                body = reports.serializer().serialize(topic + ".report", r.value());
             } else if (input instanceof MigratorInput.Capacity c) {
                 tag = CAPACITY;
-                body = capacity.serializer().serialize(topic, c.value());
+                body = capacity.serializer().serialize(topic + ".capacity", c.value());
             } else if (input instanceof MigratorInput.Status s) {
                 tag = STATUS;
-                body = status.serializer().serialize(topic, s.value());
+                body = status.serializer().serialize(topic + ".status", s.value());
             } else {
                 throw new SerializationException("rejected records never go to the repartition topic");
             }
@@ -73,10 +75,10 @@ final class InputEnvelopeSerde implements Serde<MigratorInput> {
             }
             byte[] body = Arrays.copyOfRange(bytes, 1, bytes.length);
             return switch (bytes[0]) {
-                case ALERT -> new MigratorInput.Alert(alerts.deserializer().deserialize(topic, body));
-                case REPORT -> new MigratorInput.Report(reports.deserializer().deserialize(topic, body));
-                case CAPACITY -> new MigratorInput.Capacity(capacity.deserializer().deserialize(topic, body));
-                case STATUS -> new MigratorInput.Status(status.deserializer().deserialize(topic, body));
+                case ALERT -> new MigratorInput.Alert(alerts.deserializer().deserialize(topic + ".alert", body));
+                case REPORT -> new MigratorInput.Report(reports.deserializer().deserialize(topic + ".report", body));
+                case CAPACITY -> new MigratorInput.Capacity(capacity.deserializer().deserialize(topic + ".capacity", body));
+                case STATUS -> new MigratorInput.Status(status.deserializer().deserialize(topic + ".status", body));
                 default -> throw new SerializationException(topic + ": unknown input tag " + bytes[0]);
             };
         };
