@@ -228,6 +228,8 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
                             cluster, round.state().epoch(), fmt(round.heatGini()));
                 }
             }
+            case UNMEASURABLE -> LOG.info("cluster {}: no node has both heat and a capacity report; the round waits",
+                    cluster);
             case IDLE, TOO_SOON -> LOG.debug("cluster {}: {}", cluster, outcome);
         }
     }

@@ -17,6 +17,11 @@ public enum RoundOutcome {
      * cannot do more. No new epoch; the repair stays armed and resumes if the load shifts.
      */
     FLOOR_REACHED,
+    /**
+     * No node has both a capacity report and heat in the window, so no load ratio can be computed:
+     * the repair stays armed and waits for figures.
+     */
+    UNMEASURABLE,
     /** After a repair, weights moved back toward 1.0 (only with decay configured): new epoch. */
     DECAYED;
 

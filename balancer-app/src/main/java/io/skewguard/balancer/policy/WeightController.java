@@ -116,8 +116,8 @@ public final class WeightController implements WeightPolicy {
                 totalCapacity += load.capacity();
             }
         }
-        if (totalHeat <= 0) {
-            return new Round(ended(state), RoundOutcome.INSIDE_DEADBAND, List.of(), gini);
+        if (totalHeat <= 0 || totalCapacity <= 0) {
+            return new Round(state, RoundOutcome.UNMEASURABLE, List.of(), gini);
         }
 
         NavigableMap<String, NodeControl> next = new TreeMap<>(state.nodes());

@@ -143,6 +143,18 @@ class WeightControllerTest {
     }
 
     @Test
+    void withoutAnyCapacityReportTheRoundWaitsAndTheRepairStaysArmed() {
+        LoadSnapshot report = new LoadSnapshot("c1", MINUTE, 0.6, List.of(
+                new NodeLoad("a", 800, 0), new NodeLoad("b", 200, 0)));
+
+        Round round = controller.onReport(repairing(), report);
+
+        assertThat(round.outcome()).isEqualTo(RoundOutcome.UNMEASURABLE);
+        assertThat(round.state().repairing()).isTrue();
+        assertThat(round.state().epoch()).isZero();
+    }
+
+    @Test
     void reversalOfANodesErrorHalvesItsGain() {
         Round first = controller.onReport(repairing(), twoNodes(2 * MINUTE, 0.4, 0.8));
         assertThat(first.state().nodes().get("a").gain()).isEqualTo(0.5);
