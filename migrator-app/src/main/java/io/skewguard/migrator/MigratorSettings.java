@@ -149,6 +149,17 @@ public record MigratorSettings(
                 integer(v, "vnodes-per-unit"));
     }
 
+    /**
+     * The settings from the layers, later wins: defaults, the {@code --config} file, the environment,
+     * the flags given on the command line.
+     */
+    public static MigratorSettings resolve(Map<String, String> file, Map<String, String> env, Map<String, String> flags) {
+        Map<String, String> values = new LinkedHashMap<>(file);
+        values.putAll(fromEnvironment(env));
+        values.putAll(flags);
+        return from(values);
+    }
+
     /** The values of {@code env} that name migrator settings, keyed by setting name. */
     public static Map<String, String> fromEnvironment(Map<String, String> env) {
         Map<String, String> found = new LinkedHashMap<>();
