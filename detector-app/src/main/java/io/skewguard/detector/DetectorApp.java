@@ -70,8 +70,10 @@ public final class DetectorApp implements Callable<Integer> {
                 stopped.countDown();
             }
         });
+        // leave the group on the way out, so a replacement instance need not wait for our session timeout
+        KafkaStreams.CloseOptions close = new KafkaStreams.CloseOptions().leaveGroup(true).timeout(Duration.ofSeconds(30));
         Thread hook = new Thread(() -> {
-            streams.close(Duration.ofSeconds(30));
+            streams.close(close);
             stopped.countDown();
         }, "detector-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
@@ -81,7 +83,7 @@ public final class DetectorApp implements Callable<Integer> {
                 settings.topicPrefix(), settings.topicPrefix(), settings.topicPrefix());
         out.flush();
         stopped.await();
-        streams.close(Duration.ofSeconds(30));
+        streams.close(close);
         try {
             Runtime.getRuntime().removeShutdownHook(hook);
         } catch (IllegalStateException shuttingDown) {
