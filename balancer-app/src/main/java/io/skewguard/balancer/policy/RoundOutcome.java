@@ -13,8 +13,9 @@ public enum RoundOutcome {
     /** Every node's load ratio is inside the deadband: the repair ends, weights stay. */
     INSIDE_DEADBAND,
     /**
-     * Every node outside the deadband already sits at the bound it pushes against: weights alone
-     * cannot do more. No new epoch; the repair stays armed and resumes if the load shifts.
+     * Every node outside the deadband already sits at the bound it pushes against (or, after many
+     * reversals, its halved gain no longer moves it by 0.01 %): weights alone cannot do more. No new
+     * epoch; the repair stays armed and resumes if the load shifts.
      */
     FLOOR_REACHED,
     /**
