@@ -1,0 +1,550 @@
+package io.skewguard.sim.model;
+
+import io.skewguard.core.ring.CandidateSet;
+import io.skewguard.core.ring.HashRing;
+import io.skewguard.core.ring.Node;
+import io.skewguard.core.ring.NodeIndex;
+import io.skewguard.core.ring.WeightedPick;
+import io.skewguard.core.slots.SlotTable;
+import io.skewguard.core.stats.CoefficientOfVariation;
+import io.skewguard.core.stats.Gini;
+import io.skewguard.sim.scenario.NodeSpec;
+import io.skewguard.sim.scenario.Scenario;
+import io.skewguard.sim.scenario.ScenarioEvent;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * The simulated storage cluster: nodes with capacities and racks, the ring, the slot table built from
+ * it (core's {@link HashRing} and {@link SlotTable}), the bytes of every shard (slot, node), the
+ * writers' weight factors, and a sample of real keys ({@link KeyLedger}).
+ *
+ * <p><b>Writes.</b> A step writes {@code rate × step} bytes; slot s gets its heat share of them
+ * (× its hot-spot factor × log-normal noise), split over its candidate set in proportion to
+ * {@code w × freeRatio} (DESIGN.md §2) — the expected outcome of {@link WeightedPick} over the slot's
+ * keys. The sampled keys go through {@link WeightedPick#pick} itself.
+ *
+ * <p><b>Moves.</b> Data changes place only through the methods below, each counting what it moves:
+ * a migration's switch and cleanup ({@link #switchSlot}, {@link #cleanup}), a relocation after a
+ * weight change ({@link #relocateAfterWeightChange}, the Ceph baseline), and the rebuild after a node
+ * loss ({@link #lose}, counted apart as recovery, the same for every policy).
+ *
+ * <p>Cost per step: O(S·m) for the writes and O(N log N) for the figures; the shard table is a dense
+ * {@code double[S][Nmax]} where Nmax counts every node that ever joins.
+ */
+public final class Cluster {
+
+    private static final double FULL = 1.0;
+
+    private final Scenario scenario;
+    private final int slots;
+    private final int maxNodes;
+    private NodeIndex index;
+    private HashRing ring;
+    private SlotTable table;
+    private WeightedPick pick;
+    private final double[] capacity;
+    private final String[] rack;
+    private final boolean[] alive;
+    private final double[] used;
+    private final double[] weight;
+    private final double[] effective;
+    private final double[][] shard;
+    private final double[] heat;
+    private final double[] slotHeat;
+    private final double[] share;
+    private final double[] fillShare;
+    private final double[] hotFactor;
+    private final int[] inFlightTarget;
+    private final int[] inFlightSource;
+    private final KeyLedger keys;
+    private final SplittableRandom noise;
+    private double bytesMoved;
+    private double recoveryBytes;
+    private double rejectedBytes;
+    private long weightChanges;
+
+    public Cluster(Scenario scenario) {
+        this.scenario = scenario;
+        this.slots = scenario.slots();
+        int joins = 0;
+        for (ScenarioEvent e : scenario.events()) {
+            if (e instanceof ScenarioEvent.Join) {
+                joins++;
+            }
+        }
+        this.maxNodes = scenario.nodes().size() + joins;
+        List<Node> members = new ArrayList<>();
+        for (NodeSpec n : scenario.nodes()) {
+            members.add(new Node(n.id(), n.rack(), n.ringWeight()));
+        }
+        this.ring = HashRing.of(NodeIndex.empty(), members, scenario.vnodesPerUnit());
+        this.index = ring.nodes();
+        this.table = SlotTable.fromRing(ring, scenario.candidates(), slots);
+        this.pick = WeightedPick.over(index);
+        this.capacity = new double[maxNodes];
+        this.rack = new String[maxNodes];
+        this.alive = new boolean[maxNodes];
+        this.used = new double[maxNodes];
+        this.weight = new double[maxNodes];
+        this.effective = new double[maxNodes];
+        this.shard = new double[slots][maxNodes];
+        this.heat = new double[maxNodes];
+        this.slotHeat = new double[slots];
+        this.hotFactor = new double[slots];
+        this.inFlightTarget = new int[slots];
+        this.inFlightSource = new int[slots];
+        java.util.Arrays.fill(hotFactor, 1.0);
+        java.util.Arrays.fill(inFlightTarget, -1);
+        java.util.Arrays.fill(weight, 1.0);
+        for (NodeSpec n : scenario.nodes()) {
+            int i = index.require(n.id());
+            capacity[i] = n.capacityBytes();
+            rack[i] = n.rack();
+            alive[i] = true;
+        }
+        SplittableRandom root = new SplittableRandom(scenario.seed());
+        this.share = SlotHeat.shares(scenario.heat(), slots, root.split());
+        this.noise = root.split();
+        SplittableRandom history = root.split();
+        this.fillShare = scenario.fillHeat() == null ? share : SlotHeat.shares(scenario.fillHeat(), slots, history);
+        this.keys = new KeyLedger(scenario.seed(), maxNodes);
+        fillInitialData();
+    }
+
+    /**
+     * Lays down the starting data ({@code fill} × capacity) in 50 rounds with the same heat and placement
+     * as later writes, so the free-ratio term acts on the history as it would have.
+     */
+    private void fillInitialData() {
+        double total = 0;
+        for (int i = 0; i < maxNodes; i++) {
+            total += alive[i] ? capacity[i] : 0;
+        }
+        double bytes = scenario.fill() * total;
+        int rounds = 50;
+        int initialKeys = scenario.probeKeys() / 2;
+        for (int r = 0; r < rounds; r++) {
+            write(bytes / rounds, false, fillShare);
+            keys.write(this, initialKeys / rounds + (r < initialKeys % rounds ? 1 : 0));
+        }
+        java.util.Arrays.fill(heat, 0);
+        java.util.Arrays.fill(slotHeat, 0);
+    }
+
+    // ---------------------------------------------------------------- writes
+
+    /**
+     * Writes {@code bytes} over the slots by heat share, hot-spot factor and (if {@code withNoise})
+     * noise; records this step's per-node and per-slot heat. Returns the bytes actually written.
+     */
+    public double write(double bytes, boolean withNoise) {
+        return write(bytes, withNoise, share);
+    }
+
+    private double write(double bytes, boolean withNoise, double[] share) {
+        java.util.Arrays.fill(heat, 0);
+        java.util.Arrays.fill(slotHeat, 0);
+        refreshEffectiveWeights();
+        double sigma = scenario.writes().noise();
+        double weightSum = 0;
+        double[] slotBytes = new double[slots];
+        for (int s = 0; s < slots; s++) {
+            double f = share[s] * hotFactor[s];
+            if (withNoise && sigma > 0) {
+                f *= Math.exp(sigma * gaussian() - sigma * sigma / 2);
+            }
+            slotBytes[s] = f;
+            weightSum += share[s] * hotFactor[s];
+        }
+        double scale = bytes / weightSum;
+        double written = 0;
+        for (int s = 0; s < slots; s++) {
+            double b = slotBytes[s] * scale;
+            CandidateSet set = table.candidates(s);
+            double sum = 0;
+            for (int k = 0; k < set.size(); k++) {
+                sum += effective[set.node(k)];
+            }
+            if (sum <= 0) {
+                rejectedBytes += b;
+                continue;
+            }
+            for (int k = 0; k < set.size(); k++) {
+                int node = set.node(k);
+                double add = b * effective[node] / sum;
+                if (add > 0) {
+                    shard[s][node] += add;
+                    used[node] += add;
+                    heat[node] += add;
+                }
+            }
+            slotHeat[s] = b;
+            written += b;
+        }
+        return written;
+    }
+
+    /** Writes {@code count} sampled keys through the real pick (see {@link KeyLedger}). */
+    public void writeKeys(int count) {
+        refreshEffectiveWeights();
+        keys.write(this, count);
+    }
+
+    private double gaussian() {
+        // Box–Muller on the seeded stream: the same seed gives the same noise on every JVM
+        double u1 = noise.nextDouble();
+        double u2 = noise.nextDouble();
+        return Math.sqrt(-2 * Math.log(1 - u1)) * Math.cos(2 * Math.PI * u2);
+    }
+
+    /** {@code w × freeRatio} per node, 0 for a node that is lost or full. */
+    void refreshEffectiveWeights() {
+        for (int i = 0; i < maxNodes; i++) {
+            effective[i] = alive[i] && capacity[i] > 0 ? weight[i] * Math.max(0, FULL - used[i] / capacity[i]) : 0;
+        }
+    }
+
+    double[] effectiveWeights() {
+        return effective;
+    }
+
+    // ---------------------------------------------------------------- events
+
+    /** Applies a timeline event. */
+    public void apply(ScenarioEvent event) {
+        if (event instanceof ScenarioEvent.Join join) {
+            join(join.node());
+        } else if (event instanceof ScenarioEvent.Loss loss) {
+            lose(loss.node());
+        } else if (event instanceof ScenarioEvent.HotSpot hot) {
+            int s = hot.slot().hottest() ? hottestSlot() : hot.slot().slot();
+            hotFactor[s] *= hot.factor();
+        }
+    }
+
+    /** The slot with the highest write share (× hot-spot factor), lowest slot on ties. */
+    public int hottestSlot() {
+        int best = 0;
+        for (int s = 1; s < slots; s++) {
+            if (share[s] * hotFactor[s] > share[best] * hotFactor[best]) {
+                best = s;
+            }
+        }
+        return best;
+    }
+
+    /** A new empty node: on the ring, in no candidate set (the slot table changes only by migration). */
+    public void join(NodeSpec node) {
+        ring = ring.withNode(new Node(node.id(), node.rack(), node.ringWeight()));
+        index = ring.nodes();
+        table = table.withNodes(index);
+        pick = WeightedPick.over(index);
+        int i = index.require(node.id());
+        capacity[i] = node.capacityBytes();
+        rack[i] = node.rack();
+        alive[i] = true;
+        weight[i] = 1.0;
+    }
+
+    /**
+     * A node is lost. In every slot whose candidate set holds it, the next distinct live node
+     * clockwise on the ring without it takes its place, and its shard is rebuilt there from replicas
+     * (replicas themselves are outside the model). Those bytes count as recovery, not as moved.
+     */
+    public void lose(String id) {
+        int lost = index.require(id);
+        alive[lost] = false;
+        ring = ring.withoutNode(id);
+        int walk = Math.min(ring.memberCount(), scenario.candidates() + 16);
+        for (int s = 0; s < slots; s++) {
+            CandidateSet set = table.candidates(s);
+            if (!set.contains(lost)) {
+                continue;
+            }
+            CandidateSet around = ring.candidates(SlotTable.slotPoint(s, slots), walk);
+            int replacement = -1;
+            for (int k = 0; k < around.size(); k++) {
+                if (!set.contains(around.node(k))) {
+                    replacement = around.node(k);
+                    break;
+                }
+            }
+            if (replacement < 0) {
+                // every live node is already a candidate: the set just shrinks would be the truth, but a
+                // candidate set cannot shrink in the slot table, so the lost node stays, taking no writes
+                continue;
+            }
+            table = table.apply(table.replacement(s, id, index.id(replacement)));
+            double bytes = shard[s][lost];
+            shard[s][replacement] += bytes;
+            used[replacement] += bytes;
+            recoveryBytes += bytes;
+            keys.moveShard(s, lost, replacement);
+            if (inFlightTarget[s] == lost) {
+                inFlightTarget[s] = -1;
+            }
+        }
+        for (int s = 0; s < slots; s++) {
+            used[lost] -= shard[s][lost];
+            shard[s][lost] = 0;
+        }
+        used[lost] = 0;
+    }
+
+    // ---------------------------------------------------------------- migrations (SkewGuard)
+
+    /** The slot names an in-flight target: writes of shard (slot, source) are dual-written to it. */
+    public void markInFlight(int slot, int source, int target) {
+        inFlightTarget[slot] = target;
+        inFlightSource[slot] = source;
+    }
+
+    /** COPY done: the target holds a copy of shard (slot, source) (plus what was dual-written). */
+    public void copyShard(int slot, int source, int target) {
+        keys.copyShard(slot, source, target);
+    }
+
+    /** ABORT: the target drops its copy; the slot table never changed. */
+    public void dropCopy(int slot, int target) {
+        if (inFlightTarget[slot] == target) {
+            inFlightTarget[slot] = -1;
+        }
+        if (!table.candidates(slot).contains(target)) {
+            keys.dropShard(slot, target);
+        }
+    }
+
+    /**
+     * The switch: source replaced by target in the slot's candidate set (routing epoch + 1); the target
+     * now holds the shard's bytes (copied plus dual-written). Counts the bytes as moved.
+     */
+    public double switchSlot(int slot, int source, int target) {
+        table = table.apply(table.replacement(slot, index.id(source), index.id(target)));
+        inFlightTarget[slot] = -1;
+        double bytes = shard[slot][source];
+        shard[slot][target] += bytes;
+        used[target] += bytes;
+        bytesMoved += bytes;
+        return bytes;
+    }
+
+    /** CLEANUP: the source frees the shard. */
+    public void cleanup(int slot, int source) {
+        if (table.candidates(slot).contains(source)) {
+            return; // never free a shard the slot table still routes to
+        }
+        used[source] -= shard[slot][source];
+        shard[slot][source] = 0;
+        keys.dropShard(slot, source);
+    }
+
+    // ---------------------------------------------------------------- weights
+
+    /** Sets the writers' weight factor of a node (counts a change when it differs). */
+    public void setWeight(int node, double w) {
+        if (weight[node] != w) {
+            weight[node] = w;
+            weightChanges++;
+        }
+    }
+
+    /**
+     * Ceph semantics of a weight change: placement is a function of the weights, so the existing data
+     * whose placement changes relocates. With weighted rendezvous a lower weight of node j only moves
+     * keys off j (fraction {@code 1 − P'_j / P_j} of each of its shards, to the other candidates in
+     * proportion to their weights) and a higher one only moves keys onto j (fraction
+     * {@code 1 − W/W'} of every other candidate's shard). Counts the bytes as moved; returns them.
+     */
+    public double relocateAfterWeightChange(int node, double oldWeight, double newWeight) {
+        double moved = 0;
+        for (int s = 0; s < slots; s++) {
+            CandidateSet set = table.candidates(s);
+            if (!set.contains(node)) {
+                continue;
+            }
+            double others = 0;
+            for (int k = 0; k < set.size(); k++) {
+                int n = set.node(k);
+                if (n != node && alive[n]) {
+                    others += weight[n];
+                }
+            }
+            if (others <= 0) {
+                continue;
+            }
+            double before = oldWeight / (others + oldWeight);
+            double after = newWeight / (others + newWeight);
+            if (newWeight < oldWeight) {
+                double off = shard[s][node] * (1 - after / before);
+                shard[s][node] -= off;
+                used[node] -= off;
+                for (int k = 0; k < set.size(); k++) {
+                    int n = set.node(k);
+                    if (n != node && alive[n]) {
+                        double add = off * weight[n] / others;
+                        shard[s][n] += add;
+                        used[n] += add;
+                    }
+                }
+                moved += off;
+            } else if (newWeight > oldWeight) {
+                double fraction = 1 - (others + oldWeight) / (others + newWeight);
+                for (int k = 0; k < set.size(); k++) {
+                    int n = set.node(k);
+                    if (n != node && alive[n]) {
+                        double off = shard[s][n] * fraction;
+                        shard[s][n] -= off;
+                        used[n] -= off;
+                        shard[s][node] += off;
+                        used[node] += off;
+                        moved += off;
+                    }
+                }
+            }
+            keys.relocate(this, s, node, oldWeight, newWeight);
+        }
+        bytesMoved += moved;
+        return moved;
+    }
+
+    // ---------------------------------------------------------------- figures
+
+    /** The figures of the current step over the live nodes. */
+    public ClusterFigures figures() {
+        int live = 0;
+        for (int i = 0; i < maxNodes; i++) {
+            if (alive[i]) {
+                live++;
+            }
+        }
+        double[] heatPerCapacity = new double[live];
+        double[] utilisation = new double[live];
+        double usedSum = 0;
+        double totalSum = 0;
+        double max = 0;
+        double min = Double.MAX_VALUE;
+        for (int i = 0, k = 0; i < maxNodes; i++) {
+            if (!alive[i]) {
+                continue;
+            }
+            heatPerCapacity[k] = heat[i] / capacity[i];
+            double u = Math.max(0, used[i]) / capacity[i];
+            utilisation[k++] = u;
+            usedSum += Math.max(0, used[i]);
+            totalSum += capacity[i];
+            max = Math.max(max, u);
+            min = Math.min(min, u);
+        }
+        double target = usedSum / totalSum;
+        double minimum = 0;
+        for (int i = 0; i < maxNodes; i++) {
+            if (alive[i]) {
+                minimum += Math.max(0, used[i] - target * capacity[i]);
+            }
+        }
+        return new ClusterFigures(Gini.of(heatPerCapacity), CoefficientOfVariation.of(utilisation), max - min,
+                target, minimum, usedSum, totalSum);
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    public Scenario scenario() {
+        return scenario;
+    }
+
+    public int slotCount() {
+        return slots;
+    }
+
+    /** Size of every per-node array: the initial nodes plus every node that ever joins. */
+    public int maxNodes() {
+        return maxNodes;
+    }
+
+    public NodeIndex nodes() {
+        return index;
+    }
+
+    public SlotTable slotTable() {
+        return table;
+    }
+
+    public WeightedPick pick() {
+        return pick;
+    }
+
+    /** True for a node that is in the cluster now (joined and not lost). */
+    public boolean alive(int node) {
+        return node < maxNodes && alive[node];
+    }
+
+    public double capacity(int node) {
+        return capacity[node];
+    }
+
+    public String rack(int node) {
+        return rack[node];
+    }
+
+    public double used(int node) {
+        return used[node];
+    }
+
+    public double utilisation(int node) {
+        return capacity[node] > 0 ? used[node] / capacity[node] : 0;
+    }
+
+    public double weight(int node) {
+        return weight[node];
+    }
+
+    /** Bytes written to the node in the last step. */
+    public double heat(int node) {
+        return heat[node];
+    }
+
+    /** Bytes written to the slot in the last step. */
+    public double slotHeat(int slot) {
+        return slotHeat[slot];
+    }
+
+    public double shardBytes(int slot, int node) {
+        return shard[slot][node];
+    }
+
+    /** The in-flight migration target of the slot, or -1. */
+    public int inFlightTarget(int slot) {
+        return inFlightTarget[slot];
+    }
+
+    /** The source of the slot's in-flight migration (meaningful while {@link #inFlightTarget} is set). */
+    public int inFlightSource(int slot) {
+        return inFlightSource[slot];
+    }
+
+    /** Bytes moved by policies (switches and relocations); recovery after a node loss is apart. */
+    public double bytesMoved() {
+        return bytesMoved;
+    }
+
+    /** Bytes rebuilt from replicas after node losses. */
+    public double recoveryBytes() {
+        return recoveryBytes;
+    }
+
+    /** Bytes no candidate could take (every candidate of the slot full or lost). */
+    public double rejectedBytes() {
+        return rejectedBytes;
+    }
+
+    /** How many times a node's weight factor changed. */
+    public long weightChanges() {
+        return weightChanges;
+    }
+
+    public KeyLedger keys() {
+        return keys;
+    }
+}

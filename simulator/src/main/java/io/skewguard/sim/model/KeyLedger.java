@@ -1,0 +1,152 @@
+package io.skewguard.sim.model;
+
+import io.skewguard.core.ring.CandidateSet;
+import io.skewguard.core.ring.HashRing;
+import io.skewguard.core.slots.SlotTable;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * A sample of real keys and, per node, which of them it stores, shard by shard: the evidence for
+ * "every key is still readable". Keys are {@code key-<seed>-<i>}; a key's slot is
+ * {@code xxh3(key) mod S} and its node is what {@link io.skewguard.core.ring.WeightedPick#pick} chooses
+ * among the slot's candidate set under the current {@code w × freeRatio}. Copies, switches,
+ * cleanups, aborts, node-loss rebuilds and Ceph relocations move the keys exactly as they move the
+ * shard's bytes; {@link #unreadable} then reads every key the way a reader does — probe the slot's
+ * candidate set in {@code pickTop} score order — and counts the keys no probed node holds.
+ */
+public final class KeyLedger {
+
+    private final long seed;
+    private final Map<Integer, BitSet>[] stores;
+    private long[] hashes = new long[1024];
+    private int count;
+    private long rejected;
+
+    @SuppressWarnings("unchecked")
+    KeyLedger(long seed, int maxNodes) {
+        this.seed = seed;
+        this.stores = new Map[maxNodes];
+        for (int i = 0; i < maxNodes; i++) {
+            stores[i] = new HashMap<>();
+        }
+    }
+
+    /** Writes {@code n} new keys through the real pick. */
+    void write(Cluster cluster, int n) {
+        cluster.refreshEffectiveWeights();
+        SlotTable table = cluster.slotTable();
+        for (int k = 0; k < n; k++) {
+            long hash = HashRing.hashKey("key-" + seed + "-" + count);
+            int slot = table.slotOfHash(hash);
+            CandidateSet set = table.candidates(slot);
+            int node;
+            try {
+                node = cluster.pick().pick(hash, set, cluster.effectiveWeights());
+            } catch (IllegalStateException full) {
+                rejected++;
+                continue;
+            }
+            if (count == hashes.length) {
+                hashes = java.util.Arrays.copyOf(hashes, count * 2);
+            }
+            hashes[count] = hash;
+            holding(node, slot).set(count);
+            int target = cluster.inFlightTarget(slot);
+            if (target >= 0 && cluster.inFlightSource(slot) == node) {
+                holding(target, slot).set(count); // dual write during the copy
+            }
+            count++;
+        }
+    }
+
+    private BitSet holding(int node, int slot) {
+        return stores[node].computeIfAbsent(slot, s -> new BitSet());
+    }
+
+    void copyShard(int slot, int source, int target) {
+        BitSet keys = stores[source].get(slot);
+        if (keys != null) {
+            holding(target, slot).or(keys);
+        }
+    }
+
+    void dropShard(int slot, int node) {
+        stores[node].remove(slot);
+    }
+
+    void moveShard(int slot, int from, int to) {
+        copyShard(slot, from, to);
+        dropShard(slot, from);
+    }
+
+    /**
+     * Ceph relocation of slot {@code slot} after node {@code node}'s weight went from {@code oldWeight}
+     * to {@code newWeight}: a key sitting on its old rendezvous winner (by weight alone, as CRUSH
+     * places) moves to its new winner.
+     */
+    void relocate(Cluster cluster, int slot, int node, double oldWeight, double newWeight) {
+        CandidateSet set = cluster.slotTable().candidates(slot);
+        double[] before = new double[cluster.maxNodes()];
+        double[] after = new double[cluster.maxNodes()];
+        for (int k = 0; k < set.size(); k++) {
+            int n = set.node(k);
+            double w = cluster.alive(n) ? cluster.weight(n) : 0;
+            before[n] = n == node ? oldWeight : w;
+            after[n] = n == node ? newWeight : w;
+        }
+        for (int k = 0; k < set.size(); k++) {
+            int holder = set.node(k);
+            BitSet keys = stores[holder].get(slot);
+            if (keys == null) {
+                continue;
+            }
+            for (int id = keys.nextSetBit(0); id >= 0; id = keys.nextSetBit(id + 1)) {
+                long hash = hashes[id];
+                int was = cluster.pick().pick(hash, set, before);
+                int now = cluster.pick().pick(hash, set, after);
+                if (was == holder && now != holder) {
+                    keys.clear(id);
+                    holding(now, slot).set(id);
+                }
+            }
+        }
+    }
+
+    /** How many written keys no node of their slot's candidate set holds, probing in read order. */
+    public long unreadable(Cluster cluster) {
+        cluster.refreshEffectiveWeights();
+        SlotTable table = cluster.slotTable();
+        int m = cluster.scenario().candidates();
+        int[] order = new int[m];
+        double[] scores = new double[m];
+        long missing = 0;
+        for (int id = 0; id < count; id++) {
+            long hash = hashes[id];
+            int slot = table.slotOfHash(hash);
+            CandidateSet set = table.candidates(slot);
+            int probed = Math.min(m, set.size());
+            cluster.pick().pickTop(hash, set, cluster.effectiveWeights(), probed, order, scores);
+            boolean found = false;
+            for (int k = 0; k < probed && !found; k++) {
+                BitSet keys = stores[order[k]].get(slot);
+                found = cluster.alive(order[k]) && keys != null && keys.get(id);
+            }
+            if (!found) {
+                missing++;
+            }
+        }
+        return missing;
+    }
+
+    /** Keys written and stored. */
+    public int written() {
+        return count;
+    }
+
+    /** Keys refused because every candidate of their slot was full. */
+    public long rejected() {
+        return rejected;
+    }
+}

@@ -1,0 +1,33 @@
+package io.skewguard.sim.scenario;
+
+/** Something that happens to the cluster at a point of simulated time. */
+public sealed interface ScenarioEvent {
+
+    /** Simulated time of the event, milliseconds from the start. */
+    long atMillis();
+
+    /** The event's name in the scenario file ({@code event.<name>.*}). */
+    String name();
+
+    /** A new, empty node joins: on the ring, in no candidate set until a migration targets it. */
+    record Join(String name, long atMillis, NodeSpec node) implements ScenarioEvent {}
+
+    /**
+     * A node is lost: its shards are rebuilt from replicas on the node that replaces it in each
+     * candidate set (the next distinct node clockwise on the ring without it).
+     */
+    record Loss(String name, long atMillis, String node) implements ScenarioEvent {}
+
+    /** One slot's write rate is multiplied by {@code factor} from {@code atMillis} on. */
+    record HotSpot(String name, long atMillis, HotSlot slot, double factor) implements ScenarioEvent {}
+
+    /** Which slot a hot spot hits: a fixed slot, or the slot that is hottest when it starts. */
+    record HotSlot(int slot) {
+        /** The slot with the highest write share at the time of the event. */
+        public static final HotSlot HOTTEST = new HotSlot(-1);
+
+        public boolean hottest() {
+            return slot < 0;
+        }
+    }
+}

@@ -1,0 +1,30 @@
+package io.skewguard.sim.scenario;
+
+/**
+ * SkewGuard's parameters in a scenario; defaults from DESIGN.md §3–§5.
+ *
+ * @param heatThreshold heat-Gini alert threshold (0.40)
+ * @param capacityThreshold capacity-CV alert threshold (0.25)
+ * @param hysteresis alert clearing margin (0.10)
+ * @param cooldownMillis how long a metric must stay above its threshold before CONFIRMED (5 min)
+ * @param repairTarget the weight phase ends at or below this heat Gini (0.20)
+ * @param migrationTargetCv the planner's target capacity CV (0.10)
+ * @param overshoot share of a source's excess it may overshoot by (0.2)
+ * @param maxParallel most migrations in one switch batch (disjoint node pairs)
+ * @param maxBytesPerSec the cluster's migration bandwidth budget at full speed
+ */
+public record SkewGuardSettings(
+        double heatThreshold,
+        double capacityThreshold,
+        double hysteresis,
+        long cooldownMillis,
+        double repairTarget,
+        double migrationTargetCv,
+        double overshoot,
+        int maxParallel,
+        long maxBytesPerSec) {
+
+    public static SkewGuardSettings defaults() {
+        return new SkewGuardSettings(0.40, 0.25, 0.10, 300_000L, 0.20, 0.10, 0.2, 16, 2_000_000_000L);
+    }
+}

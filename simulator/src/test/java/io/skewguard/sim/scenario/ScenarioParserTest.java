@@ -1,0 +1,157 @@
+package io.skewguard.sim.scenario;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class ScenarioParserTest {
+
+    private static final String MINIMAL = String.join("\n",
+            "name = tiny",
+            "duration = 1d",
+            "nodes.a.count = 3",
+            "nodes.a.capacity = 10TB",
+            "writes.perDay = 1TB",
+            "");
+
+    private static ScenarioException failure(String text) {
+        try {
+            ScenarioParser.parse("bad.properties", text);
+        } catch (ScenarioException e) {
+            return e;
+        }
+        throw new AssertionError("expected a ScenarioException for:\n" + text);
+    }
+
+    @Test
+    void minimalScenarioGetsDesignDefaults() {
+        Scenario s = ScenarioParser.parse("tiny.properties", MINIMAL);
+        assertThat(s.name()).isEqualTo("tiny");
+        assertThat(s.slots()).isEqualTo(256);
+        assertThat(s.candidates()).isEqualTo(8);
+        assertThat(s.vnodesPerUnit()).isEqualTo(150);
+        assertThat(s.stepMillis()).isEqualTo(120_000L);
+        assertThat(s.nodes()).extracting(NodeSpec::id).containsExactly("a-1", "a-2", "a-3");
+        assertThat(s.nodes()).allSatisfy(n -> assertThat(n.capacityBytes()).isEqualTo(10_000_000_000_000L));
+        assertThat(s.policies()).containsExactly("none", "ceph", "skewguard");
+        assertThat(s.skewguard()).isEqualTo(SkewGuardSettings.defaults());
+        assertThat(s.ceph()).isEqualTo(CephSettings.defaults());
+    }
+
+    @Test
+    void unknownKeyNamesFileLineAndKey() {
+        ScenarioException e = failure(MINIMAL + "# comment\nslotz = 512\n");
+        assertThat(e.file()).isEqualTo("bad.properties");
+        assertThat(e.line()).isEqualTo(7);
+        assertThat(e.reason()).contains("unknown key 'slotz'");
+        assertThat(e.getMessage()).startsWith("bad.properties:7: ");
+    }
+
+    @Test
+    void unknownFieldOfANodeGroupListsTheKnownOnes() {
+        ScenarioException e = failure(MINIMAL + "nodes.a.capacitty = 5TB\n");
+        assertThat(e.line()).isEqualTo(6);
+        assertThat(e.reason()).contains("unknown key 'nodes.a.capacitty'").contains("capacity");
+    }
+
+    @Test
+    void negativeCapacityIsRefusedOnItsLine() {
+        ScenarioException e = failure(MINIMAL.replace("nodes.a.capacity = 10TB", "nodes.a.capacity = -5TB"));
+        assertThat(e.line()).isEqualTo(4);
+        assertThat(e.reason()).contains("negative size -5TB").contains("nodes.a.capacity");
+    }
+
+    @Test
+    void negativeCapacityOfAJoiningNodeIsRefused() {
+        ScenarioException e = failure(MINIMAL + "event.j.at = 1h\nevent.j.type = join\nevent.j.node = new-1\n"
+                + "event.j.capacity = -1TB\n");
+        assertThat(e.line()).isEqualTo(9);
+        assertThat(e.reason()).contains("negative size");
+    }
+
+    @Test
+    void lossOfAnUnknownNodeNamesTheEventLineAndNode() {
+        ScenarioException e = failure(MINIMAL + "event.gone.at = 2h\nevent.gone.type = loss\nevent.gone.node = a-9\n");
+        assertThat(e.file()).isEqualTo("bad.properties");
+        assertThat(e.line()).isEqualTo(8);
+        assertThat(e.reason()).contains("event 'gone'").contains("unknown node 'a-9'");
+    }
+
+    @Test
+    void lossOfANodeAlreadyLostSaysSo() {
+        ScenarioException e = failure(MINIMAL + "event.x.at = 2h\nevent.x.type = loss\nevent.x.node = a-1\n"
+                + "event.y.at = 3h\nevent.y.type = loss\nevent.y.node = a-1\n");
+        assertThat(e.line()).isEqualTo(11);
+        assertThat(e.reason()).contains("unknown node 'a-1'").contains("already lost");
+    }
+
+    @Test
+    void lossOfANodeThatJoinsLaterIsRefused() {
+        ScenarioException e = failure(MINIMAL + "event.x.at = 2h\nevent.x.type = loss\nevent.x.node = b-1\n"
+                + "event.y.at = 3h\nevent.y.type = join\nevent.y.node = b-1\nevent.y.capacity = 1TB\n");
+        assertThat(e.line()).isEqualTo(8);
+        assertThat(e.reason()).contains("unknown node 'b-1'");
+    }
+
+    @Test
+    void joinOfAnExistingNodeIsRefused() {
+        ScenarioException e = failure(MINIMAL + "event.x.at = 2h\nevent.x.type = join\nevent.x.node = a-2\nevent.x.capacity = 1TB\n");
+        assertThat(e.line()).isEqualTo(8);
+        assertThat(e.reason()).contains("already in the cluster");
+    }
+
+    @Test
+    void keySetTwiceNamesBothLines() {
+        ScenarioException e = failure(MINIMAL + "name = again\n");
+        assertThat(e.line()).isEqualTo(6);
+        assertThat(e.reason()).contains("set twice").contains("line 1");
+    }
+
+    @Test
+    void badValuesSayWhatIsExpected() {
+        assertThat(failure(MINIMAL + "slots = 300\n").reason()).contains("power of two");
+        assertThat(failure(MINIMAL + "step = soon\n").reason()).contains("duration like");
+        assertThat(failure(MINIMAL + "policies = none, magic\n").reason()).contains("unknown policy 'magic'");
+        assertThat(failure(MINIMAL + "heat = lumpy\n").reason()).contains("unknown heat 'lumpy'");
+        assertThat(failure(MINIMAL + "this line has no equals\n").reason()).contains("expected 'key = value'");
+        assertThat(failure(MINIMAL.replace("name = tiny\n", "")).reason()).contains("missing key 'name'");
+    }
+
+    @Test
+    void eventsAreSortedByTimeAndHotSpotsResolveHottest() {
+        Scenario s = ScenarioParser.parse("t", MINIMAL + "event.late.at = 20h\nevent.late.type = hotspot\n"
+                + "event.early.at = 1h\nevent.early.type = hotspot\nevent.early.slot = 5\nevent.early.factor = 2\n");
+        assertThat(s.events()).extracting(ScenarioEvent::name).containsExactly("early", "late");
+        ScenarioEvent.HotSpot late = (ScenarioEvent.HotSpot) s.events().get(1);
+        assertThat(late.slot().hottest()).isTrue();
+        assertThat(late.factor()).isEqualTo(3.0);
+        assertThat(s.firstHotSpot().name()).isEqualTo("early");
+    }
+
+    @Test
+    void capacitySpreadAndRacksAreLaidOutInIdOrder() {
+        Scenario s = ScenarioParser.parse("t", MINIMAL + "nodes.a.capacitySpread = 0.5\nnodes.a.racks = 2\n");
+        assertThat(s.nodes()).extracting(NodeSpec::capacityBytes)
+                .containsExactly(5_000_000_000_000L, 10_000_000_000_000L, 15_000_000_000_000L);
+        assertThat(s.nodes()).extracting(NodeSpec::rack).containsExactly("rack-1", "rack-2", "rack-1");
+    }
+
+    @Test
+    void everyShippedScenarioParses() {
+        assertThat(ScenarioLibrary.shipped()).containsExactly("paper-48", "join-and-hotspot", "node-loss", "scale-512");
+        for (String name : ScenarioLibrary.shipped()) {
+            Scenario s = ScenarioLibrary.load(name);
+            assertThat(s.name()).isEqualTo(name);
+        }
+        Scenario paper = ScenarioLibrary.load("paper-48");
+        assertThat(paper.nodes()).hasSize(48);
+        assertThat(paper.durationMillis()).isEqualTo(42L * 86_400_000L);
+        assertThat(paper.repairFromMillis()).isEqualTo(14L * 86_400_000L);
+        assertThat(paper.firstHotSpot().atMillis()).isEqualTo(28L * 86_400_000L);
+        assertThat(paper.firstHotSpot().factor()).isEqualTo(3.0);
+        assertThat(ScenarioLibrary.load("scale-512").nodes().size()
+                + ScenarioLibrary.load("scale-512").events().stream().filter(e -> e instanceof ScenarioEvent.Join).count())
+                .isEqualTo(512);
+    }
+}
