@@ -1,0 +1,99 @@
+package io.skewguard.migrator.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.skewguard.schemas.MigrationPhase;
+import io.skewguard.schemas.StepResult;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+
+class RepairCoordinatorTest {
+
+    private static final long GB = 1L << 30;
+
+    private final RepairCoordinator coordinator = new RepairCoordinator(new ColdestFirstPlanner(),
+            new BatchStateMachine(new Timeouts(60_000, 5_000, 10_000, 20_000)),
+            new AdaptiveRateLimiter(1_000, 0.5, 0.9, 0.1, 3_600_000), 4);
+
+    /** a holds four 10 GB shards at 60 %; b and c are empty; every slot's candidate set is {a}. */
+    private ClusterView view = new ClusterView(List.of(
+            new CapacityReading("a", 40 * GB, 100 * GB, null, Map.of(0, 10 * GB, 1, 10 * GB, 2, 10 * GB, 3, 10 * GB), 0),
+            new CapacityReading("b", 0, 100 * GB, null, Map.of(), 0),
+            new CapacityReading("c", 0, 100 * GB, null, Map.of(), 0)),
+            new long[] {9, 1, 5, 7},
+            Map.of(0, List.of("a"), 1, List.of("a"), 2, List.of("a"), 3, List.of("a")));
+
+    private final Supplier<ClusterView> views = () -> view;
+
+    @Test
+    void confirmedCapacityStartsARepairWithABatchOfTheColdestShardsOnDisjointNodes() {
+        RepairCoordinator.Result r = coordinator.onCapacityConfirmed(RepairState.fresh("c1", 1_000), 0.9, 0, views);
+
+        assertThat(r.state().repairing()).isTrue();
+        assertThat(r.effects().get(0)).isEqualTo(new Effect.ReportRepair(StepResult.PROGRESS,
+                "repair started: capacity CV 0.9000 confirmed above threshold"));
+        // a is the only source: the serial queue lets one of its migrations run, the coldest (slot 1)
+        assertThat(r.state().batch().migrations()).extracting(Migration::slot).containsExactly(1);
+    }
+
+    @Test
+    void aSecondConfirmedAlertWhileRepairingChangesNothing() {
+        RepairState running = coordinator.onCapacityConfirmed(RepairState.fresh("c1", 1_000), 0.9, 0, views).state();
+
+        RepairCoordinator.Result again = coordinator.onCapacityConfirmed(running, 0.9, 1, views);
+
+        assertThat(again.state()).isEqualTo(running);
+        assertThat(again.effects()).isEmpty();
+    }
+
+    @Test
+    void afterACommittedBatchItReplansFromFiguresCorrectedForTheMoveAndStartsTheNextBatch() {
+        RepairState state = coordinator.onCapacityConfirmed(RepairState.fresh("c1", 1_000), 0.9, 0, views).state();
+        state = finishBatch(state);
+
+        assertThat(state.batch().batchId()).isEqualTo("b000002");
+        assertThat(state.unreported()).hasSize(1);
+        // the shard of slot 1 is not planned again although the (stale) report still lists it on a
+        assertThat(state.batch().migrations()).extracting(Migration::slot).doesNotContain(1);
+        assertThat(state.bytesMoved()).isEqualTo(10 * GB);
+    }
+
+    @Test
+    void theRepairEndsWithDoneOnceTheFiguresAreAtTheTarget() {
+        RepairState state = coordinator.onCapacityConfirmed(RepairState.fresh("c1", 1_000), 0.9, 0, views).state();
+        view = new ClusterView(List.of(
+                new CapacityReading("a", 14 * GB, 100 * GB, null, Map.of(), 5),
+                new CapacityReading("b", 13 * GB, 100 * GB, null, Map.of(), 5),
+                new CapacityReading("c", 13 * GB, 100 * GB, null, Map.of(), 5)),
+                new long[0], view.candidateSets());
+
+        RepairCoordinator.Result r = coordinator.onReport(state.withBatch(null), 10, 5, 5, views);
+
+        assertThat(r.state().repairing()).isFalse();
+        assertThat(r.effects()).singleElement().isInstanceOfSatisfying(Effect.ReportRepair.class,
+                e -> assertThat(e.outcome()).isEqualTo(StepResult.DONE));
+    }
+
+    @Test
+    void reportsMoveTheBudgetAndTheCopyShareIsTheBudgetOverTheBatch() {
+        RepairState state = RepairState.fresh("c1", 1_000);
+        state = coordinator.onReport(state, 100, 0, 0, views).state(); // the peak
+        assertThat(state.budgetBytesPerSec()).isEqualTo(100);
+        state = coordinator.onReport(state, 10, 1, 1, views).state(); // a trough
+        assertThat(state.budgetBytesPerSec()).isEqualTo(1_000);
+    }
+
+    private RepairState finishBatch(RepairState state) {
+        Migration m = state.batch().migrations().get(0);
+        long t = 1;
+        for (Object[] step : new Object[][] {
+                {MigrationPhase.COPY, m.target()}, {MigrationPhase.PREPARE, m.target()}, {MigrationPhase.PREPARE, m.source()},
+                {MigrationPhase.COMMIT, m.target()}, {MigrationPhase.COMMIT, m.source()}, {MigrationPhase.CLEANUP, m.source()}}) {
+            StatusEvent done = new StatusEvent(m.id(), (String) step[1], (MigrationPhase) step[0], StepResult.DONE, 0, null, t);
+            state = coordinator.onStatus(state, done, t++, views).state();
+        }
+        return state;
+    }
+}
