@@ -55,6 +55,18 @@ public final class WeightedPick {
         return nodes;
     }
 
+    /**
+     * The effective weight of a node: {@code weightFactor × freeRatio} with
+     * {@code freeRatio = 1 − used/total} clamped to [0, 1]; 0 for a node with no capacity.
+     */
+    public static double effectiveWeight(double weightFactor, long usedBytes, long totalBytes) {
+        if (totalBytes <= 0) {
+            return 0.0;
+        }
+        double freeRatio = Math.max(0.0, Math.min(1.0, 1.0 - (double) usedBytes / totalBytes));
+        return weightFactor * freeRatio;
+    }
+
     /** {@code u} for a key hash and a node seed: uniform in (0, 1) from the top 53 bits of xxh3. */
     public static double uniform(long keyHash, long nodeSeed) {
         long h = XX3.hashLong(keyHash ^ nodeSeed);

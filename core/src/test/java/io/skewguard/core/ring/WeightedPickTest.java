@@ -203,6 +203,15 @@ class WeightedPickTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("r >= 1");
     }
 
+    @Test
+    void effectiveWeightIsWeightFactorTimesFreeRatio() {
+        assertThat(WeightedPick.effectiveWeight(1.5, 250, 1000)).isEqualTo(1.125);
+        assertThat(WeightedPick.effectiveWeight(2.0, 0, 1000)).isEqualTo(2.0);
+        assertThat(WeightedPick.effectiveWeight(1.0, 1000, 1000)).as("full").isZero();
+        assertThat(WeightedPick.effectiveWeight(1.0, 1200, 1000)).as("overfull").isZero();
+        assertThat(WeightedPick.effectiveWeight(1.0, 0, 0)).as("no capacity").isZero();
+    }
+
     @Property(tries = 200)
     void uniformIsStrictlyBetweenZeroAndOne(@ForAll long keyHash, @ForAll long seed) {
         assertThat(WeightedPick.uniform(keyHash, seed)).isStrictlyBetween(0.0, 1.0);
