@@ -44,6 +44,15 @@ import picocli.CommandLine.Spec;
                 + "environment, which overrides the file."})
 public final class BalancerApp implements Callable<Integer> {
 
+    static {
+        // Log4j's own shutdown hook would stop logging while ours still closes Kafka Streams, losing
+        // every line of the shutdown; console appenders flush per line, so nothing is lost without it.
+        // Must run before the first logger is created (class initialisation runs in textual order).
+        if (System.getProperty("log4j2.shutdownHookEnabled") == null) {
+            System.setProperty("log4j2.shutdownHookEnabled", "false");
+        }
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(BalancerApp.class);
 
     @Spec
@@ -156,7 +165,9 @@ public final class BalancerApp implements Callable<Integer> {
         });
         Thread hook = new Thread(() -> {
             LOG.info("SIGTERM: closing the balancer (commits the open transaction)");
-            streams.close(Duration.ofSeconds(30));
+            boolean closed = streams.close(Duration.ofSeconds(30));
+            LOG.info("balancer {} (state {})", closed ? "closed cleanly" : "did not close within 30 s",
+                    streams.state());
             stopped.countDown();
         }, "balancer-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
