@@ -78,7 +78,8 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     CoordinatorProcessor(MigratorSettings settings) {
         this.settings = settings;
         this.coordinator = new RepairCoordinator(settings.planner(),
-                new io.skewguard.migrator.policy.BatchStateMachine(settings.timeouts()), settings.rateLimiter(), settings.maxParallel());
+                new io.skewguard.migrator.policy.BatchStateMachine(settings.timeouts()), settings.rateLimiter(), settings.maxParallel(),
+                settings.maxConsecutiveAborts());
     }
 
     @Override

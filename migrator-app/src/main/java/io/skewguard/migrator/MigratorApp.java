@@ -78,6 +78,10 @@ public final class MigratorApp implements Callable<Integer> {
     @Option(names = "--max-parallel", paramLabel = "N", description = "Most migrations in one switch batch (disjoint node pairs). Default: ${DEFAULT-VALUE}")
     String maxParallel;
 
+    @Option(names = "--max-consecutive-aborts", paramLabel = "N",
+            description = "A repair stops (FAILED status) after this many aborted batches in a row. Default: ${DEFAULT-VALUE}")
+    String maxConsecutiveAborts;
+
     @Option(names = "--max-bytes-per-sec", paramLabel = "BYTES",
             description = "Migration bandwidth budget of a cluster at low write load, shared by a batch's copies. Default: ${DEFAULT-VALUE}")
     String maxBytesPerSec;

@@ -29,6 +29,7 @@ import java.util.Objects;
  * @param targetCv capacity CV the planner aims for
  * @param overshoot share of a source's excess it may overshoot by (bounds bytes moved)
  * @param maxParallel most migrations of one switch batch (disjoint node pairs)
+ * @param maxConsecutiveAborts a repair stops (FAILED status) after this many aborted batches in a row
  * @param maxBytesPerSec migration bandwidth budget of a cluster at low write load
  * @param lowLoad write load (rate / decaying peak) up to which the budget is full
  * @param highLoad write load from which the budget is at its floor
@@ -53,6 +54,7 @@ public record MigratorSettings(
         double targetCv,
         double overshoot,
         int maxParallel,
+        int maxConsecutiveAborts,
         long maxBytesPerSec,
         double lowLoad,
         double highLoad,
@@ -76,8 +78,8 @@ public record MigratorSettings(
         Objects.requireNonNull(schemaRegistryUrl, "schema-registry-url");
         new Topics(topicPrefix); // checks the prefix
         SlotTable.requireSlotCount(slotCount);
-        if (candidates < 1 || maxParallel < 1 || vnodesPerUnit < 1) {
-            throw new IllegalArgumentException("candidates, max-parallel and vnodes-per-unit must be >= 1");
+        if (candidates < 1 || maxParallel < 1 || vnodesPerUnit < 1 || maxConsecutiveAborts < 1) {
+            throw new IllegalArgumentException("candidates, max-parallel, max-consecutive-aborts and vnodes-per-unit must be >= 1");
         }
         timeouts(copyStallTimeout, prepareTimeout, retryInterval, abortTimeout);
         new AdaptiveRateLimiter(maxBytesPerSec, lowLoad, highLoad, budgetFloor, peakHalfLife.toMillis());
@@ -98,6 +100,7 @@ public record MigratorSettings(
         d.put("target-cv", "0.10");
         d.put("overshoot", "0.2");
         d.put("max-parallel", "4");
+        d.put("max-consecutive-aborts", "3");
         d.put("max-bytes-per-sec", Long.toString(100L * 1024 * 1024));
         d.put("low-load", "0.5");
         d.put("high-load", "0.9");
@@ -133,6 +136,7 @@ public record MigratorSettings(
                 number(v, "target-cv"),
                 number(v, "overshoot"),
                 integer(v, "max-parallel"),
+                integer(v, "max-consecutive-aborts"),
                 Long.parseLong(v.get("max-bytes-per-sec")),
                 number(v, "low-load"),
                 number(v, "high-load"),

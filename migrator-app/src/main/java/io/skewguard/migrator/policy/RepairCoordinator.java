@@ -25,11 +25,19 @@ public final class RepairCoordinator {
     private final BatchStateMachine machine;
     private final AdaptiveRateLimiter limiter;
     private final int maxParallel;
+    private final int maxConsecutiveAborts;
 
-    public RepairCoordinator(MigrationPlanner planner, BatchStateMachine machine, AdaptiveRateLimiter limiter, int maxParallel) {
-        if (maxParallel < 1) {
-            throw new IllegalArgumentException("maxParallel must be >= 1, was " + maxParallel);
+    /**
+     * @param maxParallel most migrations of one batch
+     * @param maxConsecutiveAborts a repair whose last this many batches all aborted stops (FAILED
+     *     status) instead of retrying a move that keeps failing; a new CONFIRMED alert restarts it
+     */
+    public RepairCoordinator(MigrationPlanner planner, BatchStateMachine machine, AdaptiveRateLimiter limiter, int maxParallel,
+            int maxConsecutiveAborts) {
+        if (maxParallel < 1 || maxConsecutiveAborts < 1) {
+            throw new IllegalArgumentException("maxParallel and maxConsecutiveAborts must be >= 1");
         }
+        this.maxConsecutiveAborts = maxConsecutiveAborts;
         this.planner = planner;
         this.machine = machine;
         this.limiter = limiter;
@@ -51,7 +59,7 @@ public final class RepairCoordinator {
         String message = String.format(Locale.ROOT, "repair started: capacity CV %.4f confirmed above threshold", capacityCv);
         LOG.info("{}: {}", state.cluster(), message);
         RepairState started = new RepairState(state.cluster(), true, state.batchSeq(), state.batch(), state.unreported(),
-                state.writeLoad(), state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), message, state.routingEpoch());
+                state.writeLoad(), state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), message, state.routingEpoch(), 0);
         List<Effect> effects = new ArrayList<>();
         effects.add(new Effect.ReportRepair(StepResult.PROGRESS, message));
         return planIfIdle(started, now, view, effects);
@@ -61,7 +69,7 @@ public final class RepairCoordinator {
     public Result onReport(RepairState state, double writeBytesPerSec, long reportTime, long now, Supplier<ClusterView> view) {
         AdaptiveRateLimiter.WriteLoad load = limiter.observe(state.writeLoad(), writeBytesPerSec, reportTime);
         RepairState next = new RepairState(state.cluster(), state.repairing(), state.batchSeq(), state.batch(), state.unreported(),
-                load, limiter.budget(load), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), state.lastMessage(), state.routingEpoch());
+                load, limiter.budget(load), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), state.lastMessage(), state.routingEpoch(), state.consecutiveAborts());
         return planIfIdle(next, now, view, new ArrayList<>());
     }
 
@@ -107,7 +115,17 @@ public final class RepairCoordinator {
                 state.writeLoad(), state.budgetBytesPerSec(), state.bytesMoved() + moved,
                 state.batchesCommitted() + (finished.committed() ? 1 : 0),
                 state.batchesAborted() + (finished.committed() ? 0 : 1),
-                "batch " + batch.batchId() + " " + finished.reason(), state.routingEpoch());
+                "batch " + batch.batchId() + " " + finished.reason(), state.routingEpoch(),
+                finished.committed() ? 0 : state.consecutiveAborts() + 1);
+        if (next.repairing() && next.consecutiveAborts() >= maxConsecutiveAborts) {
+            String message = String.format(Locale.ROOT, "repair stopped early: %d batches in a row aborted, the last because %s",
+                    next.consecutiveAborts(), finished.reason());
+            LOG.warn("{}: {}", state.cluster(), message);
+            effects.add(new Effect.ReportRepair(StepResult.FAILED, message));
+            return new Result(new RepairState(next.cluster(), false, next.batchSeq(), null, next.unreported(), next.writeLoad(),
+                    next.budgetBytesPerSec(), next.bytesMoved(), next.batchesCommitted(), next.batchesAborted(), message,
+                    next.routingEpoch(), next.consecutiveAborts()), effects);
+        }
         return planIfIdle(next, now, view, effects);
     }
 
@@ -132,7 +150,7 @@ public final class RepairCoordinator {
             LOG.info("{}: {}", state.cluster(), message);
             effects.add(new Effect.ReportRepair(reached ? StepResult.DONE : StepResult.FAILED, message));
             return new Result(new RepairState(state.cluster(), false, state.batchSeq(), null, unreported, state.writeLoad(),
-                    state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), message, state.routingEpoch()), effects);
+                    state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), message, state.routingEpoch(), state.consecutiveAborts()), effects);
         }
         List<Move> moves = BatchSelection.select(plan.moves(), maxParallel);
         long seq = state.batchSeq() + 1;
@@ -142,7 +160,7 @@ public final class RepairCoordinator {
         LOG.info("{}: plan of {} moves ({} bytes), CV {} → {} ({}); batch {} starts {} of them", state.cluster(), plan.moves().size(),
                 plan.bytesMoved(), plan.currentCv(), plan.projectedCv(), plan.outcome(), batchId, moves.size());
         RepairState next = new RepairState(state.cluster(), true, seq, started.batch(), unreported, state.writeLoad(),
-                state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), state.lastMessage(), state.routingEpoch());
+                state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), state.lastMessage(), state.routingEpoch(), state.consecutiveAborts());
         return new Result(next, effects);
     }
 }

@@ -18,6 +18,7 @@ import java.util.List;
  * @param lastMessage the last repair status message, for people
  * @param routingEpoch the slot table's routing epoch; kept here because the coordinator is the
  *     table's only writer and a switch must not scan the table to find it
+ * @param consecutiveAborts batches aborted in a row (0 after a committed batch or a new repair)
  */
 public record RepairState(
         String cluster,
@@ -31,7 +32,8 @@ public record RepairState(
         long batchesCommitted,
         long batchesAborted,
         String lastMessage,
-        long routingEpoch) {
+        long routingEpoch,
+        int consecutiveAborts) {
 
     public RepairState {
         unreported = List.copyOf(unreported);
@@ -39,17 +41,17 @@ public record RepairState(
 
     /** A cluster seen for the first time: no repair, full budget. */
     public static RepairState fresh(String cluster, long budgetBytesPerSec) {
-        return new RepairState(cluster, false, 0, null, List.of(), AdaptiveRateLimiter.WriteLoad.NONE, budgetBytesPerSec, 0, 0, 0, null, 0);
+        return new RepairState(cluster, false, 0, null, List.of(), AdaptiveRateLimiter.WriteLoad.NONE, budgetBytesPerSec, 0, 0, 0, null, 0, 0);
     }
 
     RepairState withBatch(SwitchBatch next) {
         return new RepairState(cluster, repairing, batchSeq, next, unreported, writeLoad, budgetBytesPerSec, bytesMoved,
-                batchesCommitted, batchesAborted, lastMessage, routingEpoch);
+                batchesCommitted, batchesAborted, lastMessage, routingEpoch, consecutiveAborts);
     }
 
     /** The state after a switch raised the table's routing epoch. */
     public RepairState withRoutingEpoch(long next) {
         return new RepairState(cluster, repairing, batchSeq, batch, unreported, writeLoad, budgetBytesPerSec, bytesMoved,
-                batchesCommitted, batchesAborted, lastMessage, next);
+                batchesCommitted, batchesAborted, lastMessage, next, consecutiveAborts);
     }
 }

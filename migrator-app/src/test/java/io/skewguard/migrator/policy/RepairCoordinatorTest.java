@@ -15,7 +15,7 @@ class RepairCoordinatorTest {
 
     private final RepairCoordinator coordinator = new RepairCoordinator(new ColdestFirstPlanner(),
             new BatchStateMachine(new Timeouts(60_000, 5_000, 10_000, 20_000)),
-            new AdaptiveRateLimiter(1_000, 0.5, 0.9, 0.1, 3_600_000), 4);
+            new AdaptiveRateLimiter(1_000, 0.5, 0.9, 0.1, 3_600_000), 4, 2);
 
     /** a holds four 10 GB shards at 60 %; b and c are empty; every slot's candidate set is {a}. */
     private ClusterView view = new ClusterView(List.of(
@@ -83,6 +83,27 @@ class RepairCoordinatorTest {
         assertThat(state.budgetBytesPerSec()).isEqualTo(100);
         state = coordinator.onReport(state, 10, 1, 1, views).state(); // a trough
         assertThat(state.budgetBytesPerSec()).isEqualTo(1_000);
+    }
+
+    @Test
+    void aRepairWhoseBatchesKeepAbortingStopsAndSaysWhy() {
+        RepairState state = coordinator.onCapacityConfirmed(RepairState.fresh("c1", 1_000), 0.9, 0, views).state();
+        List<Effect> last = List.of();
+        for (int i = 0; i < 2; i++) {
+            Migration m = state.batch().migrations().get(0);
+            RepairCoordinator.Result r = coordinator.onStatus(state,
+                    new StatusEvent(m.id(), m.target(), MigrationPhase.COPY, StepResult.FAILED, 0, "disk full", i), i, views);
+            r = coordinator.onTick(r.state(), i + 20_000, views); // ABORT answers never come
+            state = r.state();
+            last = r.effects();
+        }
+
+        assertThat(state.repairing()).isFalse();
+        assertThat(state.batchesAborted()).isEqualTo(2);
+        assertThat(last).last().isInstanceOfSatisfying(Effect.ReportRepair.class, e -> {
+            assertThat(e.outcome()).isEqualTo(StepResult.FAILED);
+            assertThat(e.message()).contains("2 batches in a row aborted").contains("disk full");
+        });
     }
 
     private RepairState finishBatch(RepairState state) {
