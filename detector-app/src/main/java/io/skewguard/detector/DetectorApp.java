@@ -1,6 +1,7 @@
 package io.skewguard.detector;
 
 import io.skewguard.detector.replay.ReplayCommand;
+import io.skewguard.detector.stream.IngestDrain;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Properties;
@@ -14,10 +15,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code detector}: runs the detector's Kafka Streams application until SIGTERM / Ctrl-C, then
- * closes it cleanly (last commit, stores flushed). Lifecycle only: configuration is
+ * shuts it down in order ({@link Running#close()}: ingest buffers drained, last commit, group left). Lifecycle only: configuration is
  * {@link DetectorSettings}, wiring {@link DetectorTopology}.
  */
 @Command(name = "detector", mixinStandardHelpOptions = true, version = "skewguard detector 0.1.0",
@@ -32,6 +35,8 @@ import picocli.CommandLine.Spec;
             "Durations: 500ms, 10s, 5m, 1h, PT1M or plain milliseconds."
         })
 public final class DetectorApp implements Callable<Integer> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DetectorApp.class);
 
     @Mixin
     private SettingsFlags flags = new SettingsFlags();
@@ -56,40 +61,92 @@ public final class DetectorApp implements Callable<Integer> {
             err.println("detector: " + e.getMessage());
             return 2;
         }
-        KafkaStreams streams = new KafkaStreams(DetectorTopology.build(settings), settings.streamsProperties());
+        Running running = start(settings);
         CountDownLatch stopped = new CountDownLatch(1);
         AtomicInteger exit = new AtomicInteger(0);
-        streams.setUncaughtExceptionHandler(e -> {
-            err.println("detector: stopping after an unexpected error: " + e);
-            err.flush();
-            exit.set(1);
-            return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
-        });
-        streams.setStateListener((now, before) -> {
-            if (now == KafkaStreams.State.NOT_RUNNING || now == KafkaStreams.State.ERROR) {
+        running.streams().setStateListener((now, before) -> {
+            if (now == KafkaStreams.State.ERROR || now == KafkaStreams.State.PENDING_ERROR) {
+                exit.set(1);
                 stopped.countDown();
             }
         });
-        // leave the group on the way out, so a replacement instance need not wait for our session timeout
-        KafkaStreams.CloseOptions close = new KafkaStreams.CloseOptions().leaveGroup(true).timeout(Duration.ofSeconds(30));
         Thread hook = new Thread(() -> {
-            streams.close(close);
+            running.close();
             stopped.countDown();
         }, "detector-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        streams.start();
         out.printf("detector: %s running against %s; topics %snode-writes, %snode-capacity -> %sreports, %salerts, %sdlq%n",
                 settings.applicationId(), settings.bootstrapServers(), settings.topicPrefix(), settings.topicPrefix(),
                 settings.topicPrefix(), settings.topicPrefix(), settings.topicPrefix());
         out.flush();
         stopped.await();
-        streams.close(close);
-        try {
-            Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException shuttingDown) {
-            // the hook is running: that is how we got here
+        if (exit.get() != 0) {
+            err.println("detector: Kafka Streams failed; see the log");
+            err.flush();
         }
+        running.close();
         return exit.get();
+    }
+
+    /** Builds and starts the detector's Kafka Streams application for {@code settings}. */
+    public static Running start(DetectorSettings settings) {
+        IngestDrain drain = new IngestDrain();
+        KafkaStreams streams = new KafkaStreams(DetectorTopology.build(settings, drain), settings.streamsProperties());
+        streams.setUncaughtExceptionHandler(e -> {
+            LOG.error("detector stream thread failed; shutting the client down", e);
+            return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+        });
+        streams.start();
+        return new Running(streams, drain, settings);
+    }
+
+    /**
+     * A started detector. {@link #close()} is the orderly shutdown: drain the ingest buffers
+     * ({@link IngestDrain}), then close Kafka Streams (last commit) and leave the group so that a
+     * replacement instance need not wait for this one's session timeout. Idempotent.
+     */
+    public static final class Running implements AutoCloseable {
+        private final KafkaStreams streams;
+        private final IngestDrain drain;
+        private final DetectorSettings settings;
+
+        Running(KafkaStreams streams, IngestDrain drain, DetectorSettings settings) {
+            this.streams = streams;
+            this.drain = drain;
+            this.settings = settings;
+        }
+
+        public KafkaStreams streams() {
+            return streams;
+        }
+
+        /** Waits until the application is RUNNING, at most {@code timeout}; false if it did not get there. */
+        public boolean awaitRunning(Duration timeout) throws InterruptedException {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (streams.state() != KafkaStreams.State.RUNNING) {
+                if (System.nanoTime() > deadline || !streams.state().isRunningOrRebalancing()) {
+                    return false;
+                }
+                Thread.sleep(20);
+            }
+            return true;
+        }
+
+        @Override
+        public synchronized void close() {
+            if (streams.state().isRunningOrRebalancing()) {
+                drain.request();
+                try {
+                    Duration wait = settings.commitInterval().plus(IngestDrain.CHECK_INTERVAL).plusSeconds(10);
+                    if (!drain.awaitDrained(wait)) {
+                        LOG.warn("ingest buffers not drained within {}; closing anyway", wait);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            streams.close(new KafkaStreams.CloseOptions().leaveGroup(true).timeout(Duration.ofSeconds(30)));
+        }
     }
 
     public static void main(String[] args) {

@@ -1,6 +1,7 @@
 package io.skewguard.detector;
 
 import io.skewguard.detector.stream.ClusterProcessor;
+import io.skewguard.detector.stream.IngestDrain;
 import io.skewguard.detector.stream.IngestOutput;
 import io.skewguard.detector.stream.IngestProcessor;
 import io.skewguard.detector.stream.PartialHeat;
@@ -44,8 +45,13 @@ public final class DetectorTopology {
 
     private DetectorTopology() {}
 
-    /** The detector's topology for {@code settings}. */
+    /** The detector's topology for {@code settings}, for runs that never drain (tests, replay). */
     public static Topology build(DetectorSettings settings) {
+        return build(settings, new IngestDrain());
+    }
+
+    /** The detector's topology for {@code settings}; {@code drain} empties its buffers before a shutdown. */
+    public static Topology build(DetectorSettings settings, IngestDrain drain) {
         Topics topics = settings.topics();
         Map<String, Object> serdeConfig = settings.serdeConfig();
         var writes = SchemaRegistrySerde.of(WriteEvent.class, serdeConfig, false);
@@ -69,7 +75,7 @@ public final class DetectorTopology {
                         Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("input"))
                 .process(() -> new IngestProcessor(topics.nodeWrites(), topics.nodeCapacity(),
                         writes.deserializer(), capacities.deserializer(), settings.inputCheck(),
-                        settings.tick().toMillis(), settings.flushInterval()), Named.as("ingest"));
+                        settings.tick().toMillis(), settings.flushInterval(), drain), Named.as("ingest"));
 
         ingested.split(Named.as("ingested-"))
                 .branch((k, v) -> v instanceof PartialHeat, Branched.withConsumer(partials -> partials

@@ -34,8 +34,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The buffer of a cluster is forwarded as one {@link PartialHeat} (keyed by cluster, for the
  * repartition to the per-cluster stage) when a record opens a newer tick bucket of that cluster,
- * every flush interval of wall-clock time, and when the task closes (rebalance, shutdown). So the
- * per-cluster stage sees a few compact records per tick and task instead of every event.
+ * every flush interval of wall-clock time, and once an orderly shutdown asks for a drain
+ * ({@link IngestDrain}). So the per-cluster stage sees a few compact records per tick and task
+ * instead of every event.
+ *
+ * <p>Limit: heat buffered when a task is taken away without a drain (a crash, or a rebalance that
+ * moves the task) is not handed on: at most one flush interval of that task's heat is then
+ * missing from the windows covering it. It is never counted twice.
  *
  * <p>Per cluster the task keeps its stream time (highest event time seen, in memory) for the
  * lateness and future checks.
@@ -51,6 +56,7 @@ public final class IngestProcessor implements Processor<byte[], byte[], Object, 
     private final InputCheck check;
     private final long tickMs;
     private final Duration flushInterval;
+    private final IngestDrain drain;
     private final Map<String, ClusterBuffer> buffers = new LinkedHashMap<>();
     private ProcessorContext<Object, IngestOutput> context;
     private Sensor deadLetters;
@@ -58,7 +64,7 @@ public final class IngestProcessor implements Processor<byte[], byte[], Object, 
     public IngestProcessor(
             String writesTopic, String capacityTopic,
             Deserializer<WriteEvent> writes, Deserializer<CapacityEvent> capacities,
-            InputCheck check, long tickMs, Duration flushInterval) {
+            InputCheck check, long tickMs, Duration flushInterval, IngestDrain drain) {
         this.writesTopic = writesTopic;
         this.capacityTopic = capacityTopic;
         this.writes = writes;
@@ -66,6 +72,7 @@ public final class IngestProcessor implements Processor<byte[], byte[], Object, 
         this.check = check;
         this.tickMs = tickMs;
         this.flushInterval = flushInterval;
+        this.drain = drain;
     }
 
     @Override
@@ -73,6 +80,14 @@ public final class IngestProcessor implements Processor<byte[], byte[], Object, 
         this.context = context;
         this.deadLetters = DetectorMetrics.deadLetterSensor(context);
         context.schedule(flushInterval, PunctuationType.WALL_CLOCK_TIME, now -> flushAll());
+        drain.opened(this);
+        context.schedule(IngestDrain.CHECK_INTERVAL, PunctuationType.WALL_CLOCK_TIME, now -> {
+            if (drain.requested()) {
+                flushAll();
+                context.commit();
+                drain.drained(this);
+            }
+        });
     }
 
     @Override
@@ -89,6 +104,7 @@ public final class IngestProcessor implements Processor<byte[], byte[], Object, 
                 String bad = check.check(e).or(() -> admit(e.getCluster(), e.getEventTime().toEpochMilli())).orElse(null);
                 if (bad == null) {
                     buffers.get(e.getCluster()).addWrite(e);
+                    handOnIfDraining(e.getCluster());
                 } else {
                     reject(record, meta, bad);
                 }
@@ -99,12 +115,19 @@ public final class IngestProcessor implements Processor<byte[], byte[], Object, 
                 String bad = check.check(e).or(() -> admit(e.getCluster(), e.getEventTime().toEpochMilli())).orElse(null);
                 if (bad == null) {
                     buffers.get(e.getCluster()).addCapacity(e);
+                    handOnIfDraining(e.getCluster());
                 } else {
                     reject(record, meta, bad);
                 }
             }
         } else {
             reject(record, meta, "unexpected topic " + topic);
+        }
+    }
+
+    private void handOnIfDraining(String cluster) {
+        if (drain.requested()) {
+            flush(buffers.get(cluster));
         }
     }
 
@@ -169,8 +192,13 @@ public final class IngestProcessor implements Processor<byte[], byte[], Object, 
 
     @Override
     public void close() {
-        // hand the buffered heat on before the task commits for the last time
-        flushAll();
+        // Too late to hand anything on: the task has committed already (see IngestDrain). Heat
+        // still buffered here is lost to the windows unless a drain emptied the buffers first.
+        long held = buffers.values().stream().filter(b -> !b.isEmpty()).count();
+        if (held > 0) {
+            LOG.warn("closing with undrained heat of {} cluster(s); it will be missing from their windows", held);
+        }
+        drain.drained(this);
     }
 
     /** One cluster's buffer: heat per bucket and node / slot, latest capacity per node. */
