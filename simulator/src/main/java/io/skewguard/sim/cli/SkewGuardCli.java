@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
         subcommands = {
             CommandLine.HelpCommand.class,
             io.skewguard.sim.placement.PlacementSimCommand.class,
+            io.skewguard.sim.run.SimulateCommand.class,
         })
 public final class SkewGuardCli implements Runnable {
 

@@ -21,7 +21,7 @@ import java.util.SplittableRandom;
  * writers' weight factors, and a sample of real keys ({@link KeyLedger}).
  *
  * <p><b>Writes.</b> A step writes {@code rate × step} bytes; slot s gets its heat share of them
- * (× its hot-spot factor × log-normal noise), split over its candidate set in proportion to
+ * (× log-normal noise), split over its candidate set in proportion to
  * {@code w × freeRatio} (DESIGN.md §2) — the expected outcome of {@link WeightedPick} over the slot's
  * keys. The sampled keys go through {@link WeightedPick#pick} itself.
  *
@@ -55,9 +55,9 @@ public final class Cluster {
     private final double[] slotHeat;
     private final double[] share;
     private final double[] fillShare;
-    private final double[] hotFactor;
     private final int[] inFlightTarget;
     private final int[] inFlightSource;
+    private final List<HotShard> hotShards = new ArrayList<>();
     private final KeyLedger keys;
     private final SplittableRandom noise;
     private double bytesMoved;
@@ -92,10 +92,8 @@ public final class Cluster {
         this.shard = new double[slots][maxNodes];
         this.heat = new double[maxNodes];
         this.slotHeat = new double[slots];
-        this.hotFactor = new double[slots];
         this.inFlightTarget = new int[slots];
         this.inFlightSource = new int[slots];
-        java.util.Arrays.fill(hotFactor, 1.0);
         java.util.Arrays.fill(inFlightTarget, -1);
         java.util.Arrays.fill(weight, 1.0);
         for (NodeSpec n : scenario.nodes()) {
@@ -151,12 +149,12 @@ public final class Cluster {
         double weightSum = 0;
         double[] slotBytes = new double[slots];
         for (int s = 0; s < slots; s++) {
-            double f = share[s] * hotFactor[s];
+            double f = share[s];
             if (withNoise && sigma > 0) {
                 f *= Math.exp(sigma * gaussian() - sigma * sigma / 2);
             }
             slotBytes[s] = f;
-            weightSum += share[s] * hotFactor[s];
+            weightSum += share[s];
         }
         double scale = bytes / weightSum;
         double written = 0;
@@ -183,7 +181,20 @@ public final class Cluster {
             slotHeat[s] = b;
             written += b;
         }
+        if (share == this.share) {
+            for (HotShard hot : hotShards) {
+                written += hot.write(this, bytes);
+            }
+        }
         return written;
+    }
+
+    /** Adds {@code bytes} written to shard (slot, node) in this step. */
+    void addWrite(int slot, int node, double bytes) {
+        shard[slot][node] += bytes;
+        used[node] += bytes;
+        heat[node] += bytes;
+        slotHeat[slot] += bytes;
     }
 
     /** Writes {@code count} sampled keys through the real pick (see {@link KeyLedger}). */
@@ -220,19 +231,29 @@ public final class Cluster {
             lose(loss.node());
         } else if (event instanceof ScenarioEvent.HotSpot hot) {
             int s = hot.slot().hottest() ? hottestSlot() : hot.slot().slot();
-            hotFactor[s] *= hot.factor();
+            hotShards.add(HotShard.start(this, s, hot.factor()));
         }
     }
 
-    /** The slot with the highest write share (× hot-spot factor), lowest slot on ties. */
+    /** The hot shards started so far. */
+    public List<HotShard> hotShards() {
+        return List.copyOf(hotShards);
+    }
+
+    /** The slot with the highest write share, lowest slot on ties. */
     public int hottestSlot() {
         int best = 0;
         for (int s = 1; s < slots; s++) {
-            if (share[s] * hotFactor[s] > share[best] * hotFactor[best]) {
+            if (share[s] > share[best]) {
                 best = s;
             }
         }
         return best;
+    }
+
+    /** The write share of a slot (its part of every step's writes, before noise and hot spots). */
+    public double share(int slot) {
+        return share[slot];
     }
 
     /** A new empty node: on the ring, in no candidate set (the slot table changes only by migration). */

@@ -1,0 +1,49 @@
+package io.skewguard.sim.policy;
+
+import io.skewguard.sim.model.Cluster;
+import io.skewguard.sim.model.ClusterFigures;
+import java.util.List;
+
+/**
+ * A way of keeping the simulated cluster in balance. Siblings compared on the same scenario and
+ * seed: {@link NoRepair}, {@link CephReweight} and SkewGuard's loop. A policy acts only through the
+ * cluster's methods (weights, migrations, relocations), which count what moves.
+ */
+public interface RepairPolicy {
+
+    /** The policy's name in reports: {@code none}, {@code ceph}, {@code skewguard}. */
+    String name();
+
+    /** One step of simulated time at {@code now}, after the step's writes, with the step's figures. */
+    void onStep(long now, Cluster cluster, ClusterFigures figures);
+
+    /** Migrations running now. */
+    int migrationsRunning();
+
+    /**
+     * When the weight phase that started at the beginning of repair ended (ms), or -1 when it has not
+     * ended or the policy has none.
+     */
+    long weightPhaseEnd();
+
+    /**
+     * True when {@link #weightPhaseEnd()} is the end of a controller's weight phase (its repair reached
+     * the target, the deadband or the floor); false when it is just the time of the last weight change.
+     */
+    default boolean weightPhaseIsControlled() {
+        return false;
+    }
+
+    /** Plain statements about limits the policy hit (a floor, an unreachable target), for the report. */
+    List<String> notes();
+
+    /** A policy by name. */
+    static RepairPolicy named(String name, io.skewguard.sim.scenario.Scenario scenario) {
+        return switch (name) {
+            case "none" -> new NoRepair();
+            case "ceph" -> new CephReweight(scenario.ceph());
+            case "skewguard" -> new SkewGuardLoop(scenario);
+            default -> throw new IllegalArgumentException("unknown policy '" + name + "'");
+        };
+    }
+}
