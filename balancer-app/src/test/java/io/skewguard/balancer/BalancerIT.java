@@ -55,6 +55,8 @@ class BalancerIT {
 
     private static final String SCOPE = "balancer-it-" + UUID.randomUUID();
     private static final Duration WAIT = Duration.ofSeconds(90);
+    /** Event time starts now: records with old timestamps would fall to the topics' time retention. */
+    private static final long T0 = System.currentTimeMillis() / 1000 * 1000;
 
     @AfterAll
     static void dropRegistry() {
@@ -109,7 +111,7 @@ class BalancerIT {
              KafkaProducer<String, SkewAlert> alertProducer = broker.producer(new StringSerializer(), alerts.serializer())) {
             // first instance: round 1 from the report at 1 min; the report at 1 min 10 s crashes the
             // thread, before or after the transaction holding round 1 commits
-            CrashOnce crashOnce = new CrashOnce(new WeightController(settings.controller()), 70_000);
+            CrashOnce crashOnce = new CrashOnce(new WeightController(settings.controller()), T0 + 70_000);
             KafkaStreams first = start(settings, stateDir.resolve("first"), crashOnce);
             alertProducer.send(new ProducerRecord<>(topics.alerts(), "c1", confirmed())).get();
             reportProducer.send(new ProducerRecord<>(topics.reports(), "c1", report(60_000)));
@@ -147,7 +149,7 @@ class BalancerIT {
             assertThat(byEpoch.get(2L).get("hot").getOldWeight()).as("round 2 starts where round 1 ended")
                     .isEqualTo(0.95);
             assertThat(byEpoch.get(2L).get("cold").getOldWeight()).isEqualTo(1.05);
-            assertThat(byEpoch.get(2L).get("hot").getIssuedAt()).isEqualTo(Instant.ofEpochMilli(180_000));
+            assertThat(byEpoch.get(2L).get("hot").getIssuedAt()).isEqualTo(Instant.ofEpochMilli(T0 + 180_000));
             Map<String, NodeWeight> latest = new HashMap<>();
             table.forEach(r -> latest.put(r.key(), r.value()));
             assertThat(latest.keySet()).containsExactlyInAnyOrder("c1/hot", "c1/cold");
@@ -184,12 +186,13 @@ class BalancerIT {
         return SkewAlert.newBuilder()
                 .setAlertId("c1/HEAT/CONFIRMED/0").setCluster("c1").setKind(AlertKind.HEAT)
                 .setPreviousState(AlertState.OBSERVING).setState(AlertState.CONFIRMED)
-                .setValue(0.6).setThreshold(0.4).setSince(Instant.EPOCH).setEventTime(Instant.EPOCH).build();
+                .setValue(0.6).setThreshold(0.4).setSince(Instant.ofEpochMilli(T0)).setEventTime(Instant.ofEpochMilli(T0))
+                .build();
     }
 
-    /** A fixed load weights cannot change in this test: "hot" takes 80 % of the writes. */
+    /** At {@code time} after T0, a fixed load: "hot" takes 80 % of the writes whatever the weights. */
     private static SkewReport report(long time) {
-        return BalancerHarness.report(new LoadSnapshot("c1", time, 0.6, List.of(
+        return BalancerHarness.report(new LoadSnapshot("c1", T0 + time, 0.6, List.of(
                 new NodeLoad("cold", 200_000, 1e12), new NodeLoad("hot", 800_000, 1e12))));
     }
 }
