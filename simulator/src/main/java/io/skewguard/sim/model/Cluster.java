@@ -169,17 +169,21 @@ public final class Cluster {
                 rejectedBytes += b;
                 continue;
             }
+            double placed = 0;
             for (int k = 0; k < set.size(); k++) {
                 int node = set.node(k);
-                double add = b * effective[node] / sum;
+                // a node never takes more than its free space; what it cannot take is refused
+                double add = Math.min(b * effective[node] / sum, Math.max(0, capacity[node] - used[node]));
                 if (add > 0) {
                     shard[s][node] += add;
                     used[node] += add;
                     heat[node] += add;
+                    placed += add;
                 }
             }
-            slotHeat[s] = b;
-            written += b;
+            rejectedBytes += b - placed;
+            slotHeat[s] = placed;
+            written += placed;
         }
         if (share == this.share) {
             for (HotShard hot : hotShards) {
@@ -187,6 +191,11 @@ public final class Cluster {
             }
         }
         return written;
+    }
+
+    /** Counts bytes no candidate could take. */
+    void refuse(double bytes) {
+        rejectedBytes += bytes;
     }
 
     /** Adds {@code bytes} written to shard (slot, node) in this step. */

@@ -50,8 +50,9 @@ public final class HotShard {
         long seed = cluster.scenario().seed();
         for (long i = 0; found < KEYS; i++) {
             long hash = HashRing.hashKey("hot-" + seed + "-" + slot + "-" + i);
+            // when every candidate is full no key lands anywhere: any key of the slot will do
             if (cluster.slotTable().slotOfHash(hash) == slot
-                    && cluster.pick().pick(hash, set, effective) == hot) {
+                    && (sum <= 0 || cluster.pick().pick(hash, set, effective) == hot)) {
                 keys[found++] = hash;
             }
         }
@@ -70,6 +71,7 @@ public final class HotShard {
             try {
                 target = cluster.pick().pick(hash, set, effective);
             } catch (IllegalStateException full) {
+                cluster.refuse(perKey);
                 continue;
             }
             cluster.addWrite(slot, target, perKey);

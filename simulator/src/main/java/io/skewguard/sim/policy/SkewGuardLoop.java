@@ -216,7 +216,9 @@ public final class SkewGuardLoop implements RepairPolicy {
             if (!cluster.alive(source) || !cluster.alive(target)) {
                 continue; // a lost node never answers; the coordinator's stall timeout aborts the batch
             }
-            double size = Math.max(m.bytes(), cluster.shardBytes(m.slot(), source));
+            // writes during the copy are dual-written to the target, so the copy moves what the shard held
+            // when it was planned
+            double size = m.bytes();
             copy.copied = Math.min(size, copy.copied + budget);
             if (copy.copied >= size) {
                 cluster.copyShard(m.slot(), source, target);

@@ -41,6 +41,7 @@ public final class ConsoleTable {
         row(rows, "hot-spot bytes moved", PaperFigures.HOTSPOT_BYTES, policies, p -> Figures.bytes(p.hotspotBytesMoved()));
         row(rows, "capacity CV at the end", "—", policies, p -> Figures.ratio(p.endCv()));
         row(rows, "rebuilt after node loss", "—", policies, p -> Figures.bytes(p.recoveryBytes()));
+        row(rows, "writes refused (candidates full)", "—", policies, p -> Figures.bytes(p.refusedBytes()));
         row(rows, "weight changes", "—", policies, p -> Long.toString(p.weightChanges()));
         row(rows, "keys unreadable / written", "—", policies, p -> p.keysUnreadable() + " / " + p.keysWritten());
         row(rows, "wall time (s)", "—", policies, p -> String.format(Locale.ROOT, "%.1f", p.wallSeconds()));

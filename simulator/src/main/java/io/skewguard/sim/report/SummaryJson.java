@@ -45,6 +45,7 @@ public final class SummaryJson {
             m.put("hotspotBytesMoved", p.hotspotBytesMoved() == null ? null : Math.round(p.hotspotBytesMoved()));
             m.put("totalBytesMoved", Math.round(p.totalBytesMoved()));
             m.put("recoveryBytes", Math.round(p.recoveryBytes()));
+            m.put("refusedBytes", Math.round(p.refusedBytes()));
             m.put("weightChanges", p.weightChanges());
             m.put("keysWritten", p.keysWritten());
             m.put("keysUnreadable", p.keysUnreadable());

@@ -28,6 +28,7 @@ import java.util.List;
  * @param hotspotBytesMoved bytes the policy moved from the hot spot to the end
  * @param totalBytesMoved bytes the policy moved over the whole run
  * @param recoveryBytes bytes rebuilt from replicas after node losses (the same for every policy)
+ * @param refusedBytes writes no candidate could take because every candidate of the slot was full
  * @param weightChanges weight-factor changes over the run
  * @param keysWritten sampled keys written
  * @param keysUnreadable sampled keys no node of their candidate set holds at the end
@@ -54,6 +55,7 @@ public record PolicySummary(
         Double hotspotBytesMoved,
         double totalBytesMoved,
         double recoveryBytes,
+        double refusedBytes,
         long weightChanges,
         long keysWritten,
         long keysUnreadable,

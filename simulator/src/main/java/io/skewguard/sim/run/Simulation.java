@@ -183,6 +183,7 @@ public final class Simulation {
                 hotspotAt >= 0 ? cluster.bytesMoved() - movedAtHotspot : null,
                 cluster.bytesMoved(),
                 cluster.recoveryBytes(),
+                cluster.rejectedBytes(),
                 cluster.weightChanges(),
                 cluster.keys().written(),
                 unreadable,
