@@ -406,25 +406,27 @@ public final class Cluster {
             }
             double before = oldWeight / (others + oldWeight);
             double after = newWeight / (others + newWeight);
+            // a receiving node takes no more than its free space (Ceph stops backfill into a full OSD);
+            // what does not fit stays where it is
             if (newWeight < oldWeight) {
                 double off = shard[s][node] * (1 - after / before);
-                shard[s][node] -= off;
-                used[node] -= off;
                 for (int k = 0; k < set.size(); k++) {
                     int n = set.node(k);
                     if (n != node && alive[n]) {
-                        double add = off * weight[n] / others;
+                        double add = Math.min(off * weight[n] / others, Math.max(0, capacity[n] - used[n]));
                         shard[s][n] += add;
                         used[n] += add;
+                        shard[s][node] -= add;
+                        used[node] -= add;
+                        moved += add;
                     }
                 }
-                moved += off;
             } else if (newWeight > oldWeight) {
                 double fraction = 1 - (others + oldWeight) / (others + newWeight);
                 for (int k = 0; k < set.size(); k++) {
                     int n = set.node(k);
                     if (n != node && alive[n]) {
-                        double off = shard[s][n] * fraction;
+                        double off = Math.min(shard[s][n] * fraction, Math.max(0, capacity[node] - used[node]));
                         shard[s][n] -= off;
                         used[n] -= off;
                         shard[s][node] += off;

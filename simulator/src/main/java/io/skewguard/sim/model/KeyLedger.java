@@ -38,7 +38,7 @@ public final class KeyLedger {
         cluster.refreshEffectiveWeights();
         SlotTable table = cluster.slotTable();
         for (int k = 0; k < n; k++) {
-            long hash = HashRing.hashKey("key-" + seed + "-" + count);
+            long hash = HashRing.hashKey("key-" + seed + "-" + (count + rejected));
             int slot = table.slotOfHash(hash);
             CandidateSet set = table.candidates(slot);
             int node;
@@ -140,7 +140,7 @@ public final class KeyLedger {
         return missing;
     }
 
-    /** Keys written and stored. */
+    /** Keys written and stored (key names run over stored and refused keys alike). */
     public int written() {
         return count;
     }
