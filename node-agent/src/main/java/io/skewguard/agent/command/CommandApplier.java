@@ -115,7 +115,7 @@ public final class CommandApplier {
         List<StoreAction> actions = new ArrayList<>();
         for (MigrationRecord r : state.migrations().values()) {
             if (r.stage() == Stage.COPYING) {
-                actions.add(new StoreAction.StartCopy(r.migrationId(), r.slot(), r.source(), 0));
+                actions.add(new StoreAction.StartCopy(r.migrationId(), r.slot(), r.source(), r.maxBytesPerSec()));
             }
         }
         return actions;
@@ -124,7 +124,7 @@ public final class CommandApplier {
     // ------------------------------------------------------------------------------------ phases
 
     private Applied copy(AgentState state, MigrationCommand c, MigrationRecord known, MigrationRecord r, long now) {
-        StoreAction start = new StoreAction.StartCopy(r.migrationId(), r.slot(), r.source(), c.getMaxBytesPerSec());
+        StoreAction start = new StoreAction.StartCopy(r.migrationId(), r.slot(), r.source(), r.maxBytesPerSec());
         if (known == null) {
             return new Applied(state.with(r), List.of(start), List.of(answer(c, StepResult.PROGRESS, 0, null, now)));
         }
@@ -224,7 +224,7 @@ public final class CommandApplier {
         Stage stage = role == Role.TARGET ? Stage.COPYING : Stage.PREPARED;
         String copyCommandId = c.getPhase() == MigrationPhase.COPY ? c.getCommandId() : "";
         return new MigrationRecord(c.getMigrationId(), c.getCluster(), c.getSlot(), c.getSourceNode(), c.getTargetNode(),
-                role, stage, 0, copyCommandId);
+                role, stage, 0, c.getPhase() == MigrationPhase.COPY ? c.getMaxBytesPerSec() : 0, copyCommandId);
     }
 
     private static String aborted(MigrationRecord r) {

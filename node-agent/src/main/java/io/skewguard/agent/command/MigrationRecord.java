@@ -14,11 +14,12 @@ import java.util.Objects;
  * @param role this node's part
  * @param stage how far it got here
  * @param bytesCopied bytes the copy took (target, from COPIED on); 0 otherwise
+ * @param maxBytesPerSec copy rate of the first COPY (target), so that a resumed copy keeps it; 0 otherwise
  * @param copyCommandId id of the COPY command (target), so the asynchronous "copy done" answer names it
  */
 public record MigrationRecord(
         String migrationId, String cluster, int slot, String source, String target, Role role, Stage stage,
-        long bytesCopied, String copyCommandId) {
+        long bytesCopied, long maxBytesPerSec, String copyCommandId) {
 
     public MigrationRecord {
         Objects.requireNonNull(migrationId, "migrationId");
@@ -32,11 +33,11 @@ public record MigrationRecord(
 
     /** This record at {@code next}. */
     public MigrationRecord at(Stage next) {
-        return new MigrationRecord(migrationId, cluster, slot, source, target, role, next, bytesCopied, copyCommandId);
+        return new MigrationRecord(migrationId, cluster, slot, source, target, role, next, bytesCopied, maxBytesPerSec, copyCommandId);
     }
 
     /** This record copied: stage COPIED with {@code bytes}. */
     public MigrationRecord copied(long bytes) {
-        return new MigrationRecord(migrationId, cluster, slot, source, target, role, Stage.COPIED, bytes, copyCommandId);
+        return new MigrationRecord(migrationId, cluster, slot, source, target, role, Stage.COPIED, bytes, maxBytesPerSec, copyCommandId);
     }
 }

@@ -57,7 +57,7 @@ import org.slf4j.LoggerFactory;
  * skewguard-agent-state 1
  * node &lt;node&gt;
  * weight &lt;epoch&gt; &lt;factor&gt;
- * migration &lt;id&gt; &lt;cluster&gt; &lt;slot&gt; &lt;source&gt; &lt;target&gt; &lt;role&gt; &lt;stage&gt; &lt;bytesCopied&gt; &lt;copyCommandId&gt;
+ * migration &lt;id&gt; &lt;cluster&gt; &lt;slot&gt; &lt;source&gt; &lt;target&gt; &lt;role&gt; &lt;stage&gt; &lt;bytesCopied&gt; &lt;maxBytesPerSec&gt; &lt;copyCommandId&gt;
  * ...
  * end &lt;migration count&gt; &lt;crc32 of the bytes above, hex&gt;
  * </pre>
@@ -150,7 +150,7 @@ public final class StateFile {
             text.append("migration ").append(enc(r.migrationId())).append(' ').append(enc(r.cluster())).append(' ')
                     .append(r.slot()).append(' ').append(enc(r.source())).append(' ').append(enc(r.target())).append(' ')
                     .append(r.role()).append(' ').append(r.stage()).append(' ').append(r.bytesCopied()).append(' ')
-                    .append(enc(r.copyCommandId())).append('\n');
+                    .append(r.maxBytesPerSec()).append(' ').append(enc(r.copyCommandId())).append('\n');
         }
         byte[] body = text.toString().getBytes(StandardCharsets.UTF_8);
         String end = "end " + state.migrations().size() + ' ' + Long.toHexString(crc(body, body.length)) + '\n';
@@ -193,9 +193,9 @@ public final class StateFile {
             String[] weight = fields(lines.get(2), "weight", 3);
             TreeMap<String, MigrationRecord> migrations = new TreeMap<>();
             for (String line : lines.subList(3, lines.size())) {
-                String[] f = fields(line, "migration", 10);
+                String[] f = fields(line, "migration", 11);
                 MigrationRecord r = new MigrationRecord(dec(f[1]), dec(f[2]), Integer.parseInt(f[3]), dec(f[4]), dec(f[5]),
-                        Role.valueOf(f[6]), Stage.valueOf(f[7]), Long.parseLong(f[8]), dec(f[9]));
+                        Role.valueOf(f[6]), Stage.valueOf(f[7]), Long.parseLong(f[8]), Long.parseLong(f[9]), dec(f[10]));
                 migrations.put(r.migrationId(), r);
             }
             if (Integer.parseInt(end[1]) != migrations.size()) {
