@@ -55,6 +55,7 @@ public final class InMemoryNodeStore implements NodeStore {
     private final Map<Integer, InMemoryNodeStore> forwardTo = new HashMap<>();
     private final Set<Integer> cleaned = new HashSet<>();
     private final Set<Integer> accepting = new HashSet<>();
+    private final Map<Integer, String> incoming = new HashMap<>();
     private final Map<String, CopyJob> copies = new HashMap<>();
     private long weightEpoch = -1;
     private double weight = 1.0;
@@ -158,6 +159,7 @@ public final class InMemoryNodeStore implements NodeStore {
                 return;
             }
             accepting.add(slot);
+            incoming.put(slot, migrationId);
             cleaned.remove(slot);
         }
         NodeStore peer = peers.apply(sourceNode);
@@ -263,6 +265,7 @@ public final class InMemoryNodeStore implements NodeStore {
     public synchronized void commitTarget(String migrationId, int slot) {
         checkSlot(slot);
         copies.remove(migrationId);
+        incoming.remove(slot, migrationId);
         accepting.add(slot);
         cleaned.remove(slot);
     }
@@ -273,14 +276,19 @@ public final class InMemoryNodeStore implements NodeStore {
         checkSlot(slot);
     }
 
+    /** Drops the copy of {@code migrationId} only: a node's own data of the slot is never touched. */
     @Override
     public void abortTarget(String migrationId, int slot) {
         checkSlot(slot);
         CopyJob job;
         synchronized (this) {
             job = copies.remove(migrationId);
-            accepting.remove(slot);
-            slots.remove(slot);
+            // only the copy this migration brought in is dropped: an ABORT of a migration that never
+            // started a copy here must not touch data the node holds for that slot otherwise
+            if (incoming.remove(slot, migrationId)) {
+                accepting.remove(slot);
+                slots.remove(slot);
+            }
         }
         if (job != null && job.source != null) {
             job.source.stopForwarding(slot, this);

@@ -155,6 +155,16 @@ class InMemoryNodeStoreTest {
     }
 
     @Test
+    void anAbortOfAMigrationThatBroughtNoCopyHereLeavesTheNodesOwnDataAlone() {
+        List<String> keys = keysOf(4, 3);
+        for (String key : keys) {
+            target.put(key, 1, bytes(2));
+        }
+        target.abortTarget("never-started", 4);
+        assertThat(target.keys(4)).containsExactlyInAnyOrderElementsOf(keys);
+    }
+
+    @Test
     void afterCommitTheSourceStillForwardsUntilCleanupThenRefusesWritesOfThatSlot() {
         List<String> keys = keysOf(6, 5);
         for (String key : keys) {
