@@ -1,0 +1,55 @@
+package io.skewguard.agent;
+
+import io.skewguard.core.slots.SlotTable;
+import io.skewguard.schemas.Topics;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Settings of one node agent.
+ *
+ * @param cluster the cluster of the node
+ * @param node the node this agent acts for; its consumer group is {@code skewguard-agent-<node>}
+ * @param slotCount S (DESIGN.md section 2)
+ * @param topics topic names
+ * @param stateFile where the applied state is kept across restarts
+ * @param pollTimeout longest wait of one poll of the command topics
+ * @param progressInterval how often running copies are reported (COPY PROGRESS keeps the
+ *     coordinator's stall timer from firing, so this must be well under its copy-stall timeout)
+ * @param kafka client settings shared by the agent's consumer, producer and serdes: at least
+ *     {@code bootstrap.servers} and {@code schema.registry.url}
+ */
+public record AgentSettings(
+        String cluster, String node, int slotCount, Topics topics, Path stateFile,
+        Duration pollTimeout, Duration progressInterval, Map<String, Object> kafka) {
+
+    public static final Duration DEFAULT_POLL_TIMEOUT = Duration.ofMillis(500);
+    public static final Duration DEFAULT_PROGRESS_INTERVAL = Duration.ofSeconds(5);
+
+    public AgentSettings {
+        Objects.requireNonNull(cluster, "cluster");
+        Objects.requireNonNull(node, "node");
+        SlotTable.requireSlotCount(slotCount);
+        Objects.requireNonNull(topics, "topics");
+        Objects.requireNonNull(stateFile, "stateFile");
+        Objects.requireNonNull(pollTimeout, "pollTimeout");
+        Objects.requireNonNull(progressInterval, "progressInterval");
+        kafka = Map.copyOf(kafka);
+        if (node.isBlank()) {
+            throw new IllegalArgumentException("node id must not be blank");
+        }
+    }
+
+    /** Settings with the defaults of DESIGN.md: 256 slots, topics prefixed {@code skew.}, 500 ms polls, progress every 5 s. */
+    public static AgentSettings defaults(String cluster, String node, Path stateFile, Map<String, Object> kafka) {
+        return new AgentSettings(cluster, node, SlotTable.DEFAULT_SLOT_COUNT, Topics.defaults(), stateFile,
+                DEFAULT_POLL_TIMEOUT, DEFAULT_PROGRESS_INTERVAL, kafka);
+    }
+
+    /** The agent's consumer group: one per node, so every agent reads every command once. */
+    public String groupId() {
+        return "skewguard-agent-" + node;
+    }
+}

@@ -1,0 +1,355 @@
+package io.skewguard.agent;
+
+import io.skewguard.agent.command.AgentInput;
+import io.skewguard.agent.command.AgentState;
+import io.skewguard.agent.command.Applied;
+import io.skewguard.agent.command.CommandApplier;
+import io.skewguard.agent.command.CommandCheck;
+import io.skewguard.agent.command.MigrationRecord;
+import io.skewguard.agent.command.Stage;
+import io.skewguard.agent.command.StoreAction;
+import io.skewguard.agent.state.StateFile;
+import io.skewguard.agent.store.CopyProgress;
+import io.skewguard.agent.store.NodeStore;
+import io.skewguard.schemas.DeadLetter;
+import io.skewguard.schemas.MigrationCommand;
+import io.skewguard.schemas.MigrationStatus;
+import io.skewguard.schemas.StepResult;
+import io.skewguard.schemas.WeightCommand;
+import io.skewguard.schemas.serde.SchemaRegistrySerde;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node agent's Kafka loop (DESIGN.md section 6): reads the weight and migration commands for
+ * its node, applies them through the {@link NodeStore}, and answers migration steps on the status
+ * topic, keyed by migration id.
+ *
+ * <p><b>Which records.</b> The command topics are keyed by node, and every agent reads all of them in
+ * its own consumer group ({@code skewguard-agent-<node>}); records keyed with another node are
+ * skipped without decoding. A record with no key is decoded and kept if its value names this node.
+ * A record keyed with this node that cannot be decoded, names another node or cluster in its value,
+ * or fails {@link CommandCheck} goes to the dead-letter topic with {@link DeadLetter} headers; the
+ * agent carries on.
+ *
+ * <p><b>Order of effects, per command</b>: decide ({@link CommandApplier}, pure), carry out the
+ * store steps, save the state file if the state changed, send the answers; after each poll's
+ * records: flush the producer, then commit the consumer offsets. A crash anywhere in between
+ * redelivers the command, which the idempotence rules turn into the same state and the same
+ * answer (the store steps being idempotent too). A failed send stops the agent without committing,
+ * for the same reason.
+ *
+ * <p><b>Copies</b> run in the store; every {@code progressInterval} the agent asks the store how
+ * each running copy stands and answers COPY PROGRESS, DONE or FAILED.
+ *
+ * <p>Lifecycle: the constructor loads the state file (a corrupt one fails here, see
+ * {@link StateFile}); {@link #start()} resumes interrupted copies and runs the loop on its own
+ * thread; {@link #close()} stops it.
+ */
+public final class CommandAgent implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CommandAgent.class);
+
+    private final AgentSettings settings;
+    private final NodeStore store;
+    private final LongSupplier clockMillis;
+    private final StateFile stateFile;
+    private final CommandApplier applier = new CommandApplier();
+    private final CommandCheck check;
+    private final SchemaRegistrySerde<WeightCommand> weightSerde;
+    private final SchemaRegistrySerde<MigrationCommand> migrationSerde;
+    private final SchemaRegistrySerde<MigrationStatus> statusSerde;
+    private final AtomicLong deadLetters = new AtomicLong();
+    private final AtomicReference<Exception> sendFailure = new AtomicReference<>();
+    private final Thread thread;
+    private volatile AgentState state;
+    private volatile boolean running;
+    private volatile Throwable stoppedBy;
+    private KafkaConsumer<byte[], byte[]> consumer;
+    private KafkaProducer<byte[], byte[]> producer;
+    private long lastProgressAt = Long.MIN_VALUE;
+
+    /**
+     * An agent for {@code settings.node()} over {@code store}, with the state saved in
+     * {@code settings.stateFile()}.
+     *
+     * @throws io.skewguard.agent.state.StateFileException if the state file is corrupt or another node's
+     */
+    public CommandAgent(AgentSettings settings, NodeStore store, LongSupplier clockMillis) {
+        if (!store.node().equals(settings.node())) {
+            throw new IllegalArgumentException("store of node " + store.node() + " given to the agent of " + settings.node());
+        }
+        this.settings = settings;
+        this.store = store;
+        this.clockMillis = clockMillis;
+        this.stateFile = new StateFile(settings.stateFile());
+        this.check = new CommandCheck(settings.cluster(), settings.node(), settings.slotCount());
+        this.state = stateFile.load(settings.node());
+        this.weightSerde = SchemaRegistrySerde.of(WeightCommand.class, settings.kafka(), false);
+        this.migrationSerde = SchemaRegistrySerde.of(MigrationCommand.class, settings.kafka(), false);
+        this.statusSerde = SchemaRegistrySerde.of(MigrationStatus.class, settings.kafka(), false);
+        this.thread = new Thread(this::run, "skewguard-agent-" + settings.node());
+        this.thread.setDaemon(true);
+        LOG.info("agent of {} loaded {}: weight epoch {}, {} migrations", settings.node(), stateFile.path(),
+                state.weightEpoch(), state.migrations().size());
+    }
+
+    /** Resumes interrupted copies and starts the loop on its own thread. */
+    public synchronized CommandAgent start() {
+        if (running) {
+            throw new IllegalStateException("already started");
+        }
+        for (StoreAction action : applier.resume(state)) {
+            LOG.info("{}: resuming {}", settings.node(), action);
+            action.applyTo(store);
+        }
+        consumer = new KafkaConsumer<>(consumerConfig(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        producer = new KafkaProducer<>(producerConfig(), new ByteArraySerializer(), new ByteArraySerializer());
+        consumer.subscribe(List.of(settings.topics().weightCommands(), settings.topics().migrationCommands()));
+        running = true;
+        thread.start();
+        return this;
+    }
+
+    /** What this agent has applied so far. */
+    public AgentState state() {
+        return state;
+    }
+
+    /** Records sent to the dead-letter topic since start. */
+    public long deadLetters() {
+        return deadLetters.get();
+    }
+
+    /** Why the loop stopped on its own (a failed send, a broken state file), if it did. */
+    public Optional<Throwable> stoppedBy() {
+        return Optional.ofNullable(stoppedBy);
+    }
+
+    /** Stops the loop, waits for it, and closes the clients. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (!running && !thread.isAlive()) {
+                closeSerdes();
+                return;
+            }
+            running = false;
+        }
+        if (consumer != null) {
+            consumer.wakeup();
+        }
+        try {
+            thread.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        closeSerdes();
+    }
+
+    private void closeSerdes() {
+        weightSerde.close();
+        migrationSerde.close();
+        statusSerde.close();
+    }
+
+    // ------------------------------------------------------------------------------------ the loop
+
+    private void run() {
+        try {
+            while (running) {
+                var records = consumer.poll(settings.pollTimeout());
+                for (ConsumerRecord<byte[], byte[]> record : records) {
+                    handle(record);
+                }
+                reportCopies();
+                producer.flush();
+                Exception failed = sendFailure.get();
+                if (failed != null) {
+                    throw new IllegalStateException("sending an answer or dead letter failed; offsets not committed", failed);
+                }
+                if (!records.isEmpty()) {
+                    consumer.commitSync();
+                }
+            }
+        } catch (WakeupException e) {
+            if (running) {
+                stoppedBy = e;
+                LOG.error("agent of {} woken up unexpectedly", settings.node(), e);
+            }
+        } catch (RuntimeException e) {
+            stoppedBy = e;
+            LOG.error("agent of {} stopped: {}", settings.node(), e.getMessage(), e);
+        } finally {
+            running = false;
+            closeQuietly(consumer);
+            closeQuietly(producer);
+        }
+    }
+
+    private void handle(ConsumerRecord<byte[], byte[]> record) {
+        String key = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
+        if (key != null && !key.equals(settings.node())) {
+            return; // another node's command
+        }
+        boolean weight = record.topic().equals(settings.topics().weightCommands());
+        AgentInput input;
+        Optional<String> problem;
+        String valueNode;
+        try {
+            if (weight) {
+                WeightCommand c = weightSerde.deserializer().deserialize(record.topic(), record.headers(), record.value());
+                if (c == null) {
+                    deadLetter(record, "a command topic record without value");
+                    return;
+                }
+                valueNode = c.getNode();
+                problem = check.problem(c);
+                input = new AgentInput.Weight(c);
+            } else {
+                MigrationCommand c = migrationSerde.deserializer().deserialize(record.topic(), record.headers(), record.value());
+                if (c == null) {
+                    deadLetter(record, "a command topic record without value");
+                    return;
+                }
+                valueNode = c.getNode();
+                problem = check.problem(c);
+                input = new AgentInput.Step(c);
+            }
+        } catch (RuntimeException e) {
+            deadLetter(record, "undecodable: " + e.getMessage());
+            return;
+        }
+        if (key == null && !settings.node().equals(valueNode)) {
+            return; // unkeyed, and another node's
+        }
+        if (problem.isPresent()) {
+            deadLetter(record, problem.get());
+            return;
+        }
+        process(input);
+    }
+
+    /** Decide, carry out, save, answer: see the class comment for why in this order. */
+    private void process(AgentInput input) {
+        AgentState before = state;
+        Applied applied = input.applyTo(applier, before, clockMillis.getAsLong());
+        try {
+            for (StoreAction action : applied.actions()) {
+                action.applyTo(store);
+            }
+        } catch (RuntimeException e) {
+            LOG.error("{}: the store failed to carry out {}: {}", settings.node(), applied.actions(), e.getMessage(), e);
+            if (input instanceof AgentInput.Step step) {
+                send(failure(step.command(), "the node's store failed: " + e.getMessage()));
+            }
+            return; // state unchanged: a repeat of the command tries again
+        }
+        if (!applied.state().equals(before)) {
+            stateFile.save(applied.state());
+            state = applied.state();
+        }
+        for (MigrationStatus answer : applied.answers()) {
+            send(answer);
+        }
+    }
+
+    private void reportCopies() {
+        long now = clockMillis.getAsLong();
+        if (lastProgressAt != Long.MIN_VALUE && now - lastProgressAt < settings.progressInterval().toMillis()) {
+            return;
+        }
+        lastProgressAt = now;
+        List<MigrationRecord> copying = new ArrayList<>();
+        for (MigrationRecord r : state.migrations().values()) {
+            if (r.stage() == Stage.COPYING) {
+                copying.add(r);
+            }
+        }
+        for (MigrationRecord r : copying) {
+            CopyProgress p = store.copyProgress(r.migrationId());
+            AgentInput input = switch (p.status()) {
+                case RUNNING -> new AgentInput.CopyProgressed(r.migrationId(), p.bytesCopied());
+                case DONE -> new AgentInput.CopyCompleted(r.migrationId(), p.bytesCopied());
+                case FAILED -> new AgentInput.CopyFailed(r.migrationId(), p.message());
+                case UNKNOWN -> new AgentInput.CopyFailed(r.migrationId(), "the node's store has no copy of " + r.migrationId());
+            };
+            process(input);
+        }
+    }
+
+    private void send(MigrationStatus answer) {
+        String topic = settings.topics().migrationStatus();
+        byte[] value = statusSerde.serializer().serialize(topic, answer);
+        producer.send(new ProducerRecord<>(topic, answer.getMigrationId().getBytes(StandardCharsets.UTF_8), value), this::onSent);
+        LOG.debug("{}: {} {} of {} -> {}", settings.node(), answer.getPhase(), answer.getOutcome(), answer.getMigrationId(), answer.getMessage());
+    }
+
+    private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason) {
+        deadLetters.incrementAndGet();
+        LOG.warn("{}: dead-lettering {}-{}@{}: {}", settings.node(), record.topic(), record.partition(), record.offset(), reason);
+        producer.send(new ProducerRecord<>(settings.topics().dlq(), null, record.key(), record.value(),
+                DeadLetter.headers(record.topic(), record.partition(), record.offset(), reason)), this::onSent);
+    }
+
+    private void onSent(Object metadata, Exception e) {
+        if (e != null) {
+            sendFailure.compareAndSet(null, e);
+        }
+    }
+
+    private MigrationStatus failure(MigrationCommand c, String message) {
+        return MigrationStatus.newBuilder()
+                .setCluster(c.getCluster()).setMigrationId(c.getMigrationId()).setCommandId(c.getCommandId())
+                .setNode(c.getNode()).setPhase(c.getPhase()).setOutcome(StepResult.FAILED).setBytesCopied(0)
+                .setMessage(message).setEventTime(Instant.ofEpochMilli(clockMillis.getAsLong())).build();
+    }
+
+    private Map<String, Object> consumerConfig() {
+        Map<String, Object> config = new HashMap<>(settings.kafka());
+        config.put(ConsumerConfig.GROUP_ID_CONFIG, settings.groupId());
+        config.put(ConsumerConfig.CLIENT_ID_CONFIG, settings.groupId());
+        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        return config;
+    }
+
+    private Map<String, Object> producerConfig() {
+        Map<String, Object> config = new HashMap<>(settings.kafka());
+        config.put(ProducerConfig.CLIENT_ID_CONFIG, settings.groupId() + "-answers");
+        config.put(ProducerConfig.ACKS_CONFIG, "all");
+        config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        return config;
+    }
+
+    private static void closeQuietly(AutoCloseable closeable) {
+        if (closeable == null) {
+            return;
+        }
+        try {
+            closeable.close();
+        } catch (Exception e) {
+            LOG.warn("closing {} failed: {}", closeable.getClass().getSimpleName(), e.toString());
+        }
+    }
+}
