@@ -18,6 +18,9 @@ import picocli.CommandLine.Command;
         },
         subcommands = {
             CommandLine.HelpCommand.class,
+            io.skewguard.detector.DetectorApp.class,
+            io.skewguard.balancer.BalancerApp.class,
+            io.skewguard.migrator.MigratorApp.class,
             io.skewguard.sim.placement.PlacementSimCommand.class,
             io.skewguard.sim.run.SimulateCommand.class,
         })
