@@ -50,8 +50,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  *   <li>measures the heap the detector held after the whole input (two minutes of event time,
  *       more than a full window): live heap (after full GC) while it runs minus live heap once it
  *       is closed;
- *   <li>times the plain consumer once more, warm, and divides by the faster of its two runs.
  * </ol>
+ *
+ * The three run in {@value #ROUNDS} interleaved rounds; the table gives medians and the range of
+ * the per-round ratio.
  *
  * Run: see docs/detector-benchmark.md. Arguments: {@code [events] [partitions] [nodes,...]
  * [stream threads]}, defaults {@code 2000000 4 48,512 1}; slots are 4096.
@@ -63,6 +65,7 @@ public final class DetectorThroughput {
     private static final long T0 = System.currentTimeMillis() / 60_000 * 60_000;
     private static final long SPAN_MS = 120_000;
     private static final int SLOTS = 4096;
+    private static final int ROUNDS = 3;
 
     public static void main(String[] args) throws Exception {
         int events = args.length > 0 ? Integer.parseInt(args[0]) : 2_000_000;
@@ -79,7 +82,7 @@ public final class DetectorThroughput {
             }
         }
         System.out.println();
-        System.out.println("| nodes × slots | events | stream threads | plain consumer (read + decode) events/s | Kafka Streams read + decode only, events/s | detector events/s | ratio detector / consumer | detector heap after a full window |");
+        System.out.println("| nodes × slots | events | stream threads | plain consumer (read + decode) events/s, median | Kafka Streams read + decode only, events/s, median (÷ consumer) | detector events/s, median | ratio detector / consumer (medians; per-round range) | detector heap after a full window |");
         System.out.println("|---|---|---|---|---|---|---|---|");
         rows.forEach(System.out::println);
     }
@@ -97,25 +100,41 @@ public final class DetectorThroughput {
 
         long total = total(kafka, topics, partitions);
         Map<TopicPartition, Long> ends = endOffsets(kafka, topics, partitions);
-        // two rounds, interleaved, best of each: the machine is noisy and the JIT warms up in round one
-        double plain = 0;
-        double floor = 0;
-        double detector = 0;
-        long heapDelta = 0;
-        for (int round = 1; round <= 2; round++) {
+        // interleaved rounds, median of each: the machine is noisy (the same run varies by 2x)
+        List<Double> plains = new ArrayList<>();
+        List<Double> floors = new ArrayList<>();
+        List<Double> detectors = new ArrayList<>();
+        List<Double> ratios = new ArrayList<>();
+        List<Long> heaps = new ArrayList<>();
+        for (int round = 1; round <= ROUNDS; round++) {
             double c = plainConsumer(kafka, topics, writeSerde, events);
             System.out.printf("%d nodes, round %d: plain consumer %.0f events/s%n", nodes, round, c);
             double f = streamsFloor(kafka, topics, writeSerde, total, threads, nodes + "-" + round);
             System.out.printf("%d nodes, round %d: Kafka Streams read + decode only %.0f events/s%n", nodes, round, f);
             Measured d = detector(kafka, topics, serdeConfig, nodes + "-" + round, round, threads, total, ends);
             System.out.printf("%d nodes, round %d: detector %.0f events/s, heap held %.1f MB%n", nodes, round, d.rate(), d.heap() / 1e6);
-            plain = Math.max(plain, c);
-            floor = Math.max(floor, f);
-            detector = Math.max(detector, d.rate());
-            heapDelta = d.heap();
+            plains.add(c);
+            floors.add(f);
+            detectors.add(d.rate());
+            ratios.add(d.rate() / c);
+            heaps.add(d.heap());
         }
-        return String.format("| %d × %d | %,d | %s | %,.0f | %,.0f (%.2f) | %,.0f | %.2f | %.0f MB |",
-                nodes, SLOTS, events, threads, plain, floor, floor / plain, detector, detector / plain, heapDelta / 1e6);
+        double plain = median(plains);
+        double floor = median(floors);
+        double detector = median(detectors);
+        return String.format("| %d × %d | %,d | %s | %,.0f | %,.0f (%.2f) | %,.0f | %.2f (rounds %.2f–%.2f) | %.0f–%.0f MB |",
+                nodes, SLOTS, events, threads, plain, floor, floor / plain, detector, detector / plain,
+                ratios.stream().mapToDouble(Double::doubleValue).min().orElse(0),
+                ratios.stream().mapToDouble(Double::doubleValue).max().orElse(0),
+                heaps.stream().mapToLong(Long::longValue).min().orElse(0) / 1e6,
+                heaps.stream().mapToLong(Long::longValue).max().orElse(0) / 1e6);
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> sorted = new ArrayList<>(values);
+        sorted.sort(null);
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
     private record Measured(double rate, long heap) {}
