@@ -150,6 +150,9 @@ class CapacityRepairLoopIT {
                 Map.entry("vnodes-per-unit", Integer.toString(VNODES)),
                 Map.entry("commit-interval", "100"),
                 Map.entry("tick-interval", "200"),
+                // the writes hold the budget at its floor (10 %): 100 kB/s shared by a batch's copies, so a
+                // copy of a ~40 kB shard runs over several progress reports while the writer keeps writing
+                Map.entry("max-bytes-per-sec", "1000000"),
                 // short clocks: an agent that does not answer aborts batches (and ends the repair) within seconds
                 Map.entry("copy-stall-timeout", "PT10S"),
                 Map.entry("prepare-timeout", "PT10S"),
@@ -258,6 +261,11 @@ class CapacityRepairLoopIT {
             long maxEpoch = table.values().stream().mapToLong(SlotAssignment::getRoutingEpoch).max().orElseThrow();
             long switched = table.values().stream().filter(row -> !row.getCandidates().equals(ring.candidateIds(row.getSlot()))).count();
             double finalStoreCv = cv(stores);
+            Map<String, Long> answerCounts = new TreeMap<>();
+            answers.forEach(a -> answerCounts.merge(a.getPhase() + " " + a.getOutcome()
+                    + (a.getPhase() == io.skewguard.schemas.MigrationPhase.COPY && a.getOutcome() == StepResult.PROGRESS
+                            && a.getBytesCopied() > 0 ? " (part copied)" : ""), 1L, Long::sum));
+            LOG.info("agents' answers {}", answerCounts);
             LOG.info("capacity alerts {}", alerts.stream().map(a -> a.getState() + "@" + fmt(a.getValue())).toList());
             LOG.info("detector capacity CV {} -> {} (stores {} -> {}); routing epoch {}; {} slots with a changed candidate set; "
                             + "{} keys, {} writes during the loop ({} to a slot being copied away, {} stale-route retries); "
