@@ -78,6 +78,9 @@ public final class IngestProcessor implements Processor<byte[], byte[], Object, 
 
     @Override
     public void init(ProcessorContext<Object, IngestOutput> context) {
+        // a revived task re-initialises the same instance; its input is read again from the last commit
+        buffers.clear();
+        lastBuffer = null;
         this.context = context;
         this.deadLetters = DetectorMetrics.deadLetterSensor(context);
         context.schedule(flushInterval, PunctuationType.WALL_CLOCK_TIME, now -> flushAll());
