@@ -25,10 +25,12 @@ import net.openhft.hashing.LongHashFunction;
  * room for the write in the slot. {@link #pickTop} (read probing, replica placement) orders them
  * last, in candidate-set order, and reports how many of its answers can take writes.
  *
- * <p><b>Cost.</b> One 8-byte xxh3 per candidate, and one {@code Math.log} per candidate that can
- * still win: since {@code -ln(u) >= 1 - u}, a candidate whose {@code (1 - u) / e} is already at or
- * above the best score so far (the r-th best for {@link #pickTop}) is skipped without the logarithm,
- * which changes no result. O(m) for {@link #pick}, O(m·r) comparisons for {@link #pickTop}. Primitives only: no boxing, no allocation per call; results
+ * <p><b>Cost.</b> One 8-byte xxh3 per candidate. {@link #pick} takes one {@code Math.log} per
+ * candidate that can still win: since {@code -ln(u) >= 1 - u}, a candidate whose {@code (1 - u) / e}
+ * is already at or above the best score so far is skipped without the logarithm, which changes no
+ * result. {@link #pickTop} scores every candidate (the same pruning measured slower there: it chains
+ * each candidate to the previous insertion). O(m) for {@link #pick}, O(m·r) comparisons for
+ * {@link #pickTop}. Primitives only: no boxing, no allocation per call; results
  * go to caller-provided arrays. Immutable and thread-safe.
  */
 public final class WeightedPick {
@@ -141,8 +143,7 @@ public final class WeightedPick {
         int limit = Math.min(r, count);
         for (int i = 0; i < count; i++) {
             int node = candidates[i];
-            double bound = filled == limit ? outScores[limit - 1] : Double.POSITIVE_INFINITY;
-            filled = insert(node, scoreBelow(keyHash, node, effectiveWeight[node], bound), filled, limit, outNodes, outScores);
+            filled = insert(node, score(keyHash, node, effectiveWeight[node]), filled, limit, outNodes, outScores);
         }
         return positives(filled, outScores);
     }
@@ -156,8 +157,7 @@ public final class WeightedPick {
         int limit = Math.min(r, count);
         for (int i = 0; i < count; i++) {
             int node = candidates.node(i);
-            double bound = filled == limit ? outScores[limit - 1] : Double.POSITIVE_INFINITY;
-            filled = insert(node, scoreBelow(keyHash, node, effectiveWeight[node], bound), filled, limit, outNodes, outScores);
+            filled = insert(node, score(keyHash, node, effectiveWeight[node]), filled, limit, outNodes, outScores);
         }
         return positives(filled, outScores);
     }
