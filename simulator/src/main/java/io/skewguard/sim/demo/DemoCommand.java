@@ -43,7 +43,7 @@ public final class DemoCommand implements Callable<Integer> {
             description = "simulated seconds per wall second (default: the scenario's duration in about 3 minutes)")
     Double speed;
 
-    @Option(names = "--writes-per-step", paramLabel = "N", defaultValue = "100",
+    @Option(names = "--writes-per-step", paramLabel = "N", defaultValue = "300",
             description = "keys written per simulated step (default: ${DEFAULT-VALUE})")
     int writesPerStep;
 
