@@ -141,7 +141,8 @@ public final class DemoCommand implements Callable<Integer> {
                 err.println(p.line());
             }
             err.flush();
-        });
+        }, stack -> err.printf(Locale.ROOT, "demo: Kafka on %s, detector, balancer and migrator running; "
+                + "laying down the starting data…%n", stack.bootstrapServers()));
         current = run;
         CountDownLatch mainDone = new CountDownLatch(1);
         Thread hook = new Thread(() -> {

@@ -39,6 +39,7 @@ public final class DemoRun implements AutoCloseable {
 
     private final DemoSettings settings;
     private final Consumer<Progress> progress;
+    private final Consumer<EmbeddedStack> started;
     private final CountDownLatch closed = new CountDownLatch(1);
     private volatile boolean stopRequested;
     private boolean closing;
@@ -64,9 +65,14 @@ public final class DemoRun implements AutoCloseable {
         }
     }
 
-    public DemoRun(DemoSettings settings, Consumer<Progress> progress) {
+    /**
+     * @param progress called on the stepping thread after every step
+     * @param started called once the broker and the apps run, before the starting data is laid down
+     */
+    public DemoRun(DemoSettings settings, Consumer<Progress> progress, Consumer<EmbeddedStack> started) {
         this.settings = settings;
         this.progress = progress;
+        this.started = started;
     }
 
     /** Asks the run to end at its next step (the drain and the key check are skipped). */
@@ -87,6 +93,7 @@ public final class DemoRun implements AutoCloseable {
             }
             stack = EmbeddedStack.start(settings);
         }
+        started.accept(stack);
         Path agentDir = stack.workDir().resolve("agents");
         try {
             Files.createDirectories(agentDir);
