@@ -63,6 +63,7 @@ class DemoSettingsTest {
                 candidates = 2
                 nodes.a.count = 4
                 nodes.a.capacity = 1TB
+                writes.perDay = 1TB
                 event.x.at = 10m
                 event.x.type = loss
                 event.x.node = a-1
@@ -75,6 +76,7 @@ class DemoSettingsTest {
                 candidates = 4
                 nodes.a.count = 4
                 nodes.a.capacity = 1TB
+                writes.perDay = 1TB
                 """);
         assertThatThrownBy(() -> new DemoSettings(tooFewNodes, 60, 10, 10, null, null, "skew.", "r", false))
                 .hasMessageContaining("no target");
