@@ -25,14 +25,17 @@ import net.openhft.hashing.LongHashFunction;
  * room for the write in the slot. {@link #pickTop} (read probing, replica placement) orders them
  * last, in candidate-set order, and reports how many of its answers can take writes.
  *
- * <p><b>Cost.</b> One 8-byte xxh3 and one {@code Math.log} per candidate: O(m) for {@link #pick},
- * O(m·r) comparisons for {@link #pickTop}. Primitives only: no boxing, no allocation per call; results
+ * <p><b>Cost.</b> One 8-byte xxh3 per candidate, and one {@code Math.log} per candidate that can
+ * still win: since {@code -ln(u) >= 1 - u}, a candidate whose {@code (1 - u) / e} is already at or
+ * above the best score so far (the r-th best for {@link #pickTop}) is skipped without the logarithm,
+ * which changes no result. O(m) for {@link #pick}, O(m·r) comparisons for {@link #pickTop}. Primitives only: no boxing, no allocation per call; results
  * go to caller-provided arrays. Immutable and thread-safe.
  */
 public final class WeightedPick {
 
     private static final LongHashFunction XX3 = LongHashFunction.xx3();
     private static final double TWO_POW_MINUS_53 = 0x1.0p-53;
+    private static final double BOUND_SLACK = 1.0 - 1e-9;
 
     private final NodeIndex nodes;
     private final long[] seeds;
@@ -92,7 +95,7 @@ public final class WeightedPick {
         double bestScore = Double.POSITIVE_INFINITY;
         for (int i = 0; i < count; i++) {
             int node = candidates[i];
-            double score = score(keyHash, node, effectiveWeight[node]);
+            double score = scoreBelow(keyHash, node, effectiveWeight[node], bestScore);
             if (score < bestScore) {
                 bestScore = score;
                 best = node;
@@ -111,7 +114,7 @@ public final class WeightedPick {
         int count = candidates.size();
         for (int i = 0; i < count; i++) {
             int node = candidates.node(i);
-            double score = score(keyHash, node, effectiveWeight[node]);
+            double score = scoreBelow(keyHash, node, effectiveWeight[node], bestScore);
             if (score < bestScore) {
                 bestScore = score;
                 best = node;
@@ -138,7 +141,8 @@ public final class WeightedPick {
         int limit = Math.min(r, count);
         for (int i = 0; i < count; i++) {
             int node = candidates[i];
-            filled = insert(node, score(keyHash, node, effectiveWeight[node]), filled, limit, outNodes, outScores);
+            double bound = filled == limit ? outScores[limit - 1] : Double.POSITIVE_INFINITY;
+            filled = insert(node, scoreBelow(keyHash, node, effectiveWeight[node], bound), filled, limit, outNodes, outScores);
         }
         return positives(filled, outScores);
     }
@@ -146,14 +150,34 @@ public final class WeightedPick {
     /** {@link #pickTop(long, int[], int, double[], int, int[], double[])} over a candidate set. */
     public int pickTop(long keyHash, CandidateSet candidates, double[] effectiveWeight,
                        int r, int[] outNodes, double[] outScores) {
+        requireReplicas(r);
         int filled = 0;
         int count = candidates.size();
         int limit = Math.min(r, count);
         for (int i = 0; i < count; i++) {
             int node = candidates.node(i);
-            filled = insert(node, score(keyHash, node, effectiveWeight[node]), filled, limit, outNodes, outScores);
+            double bound = filled == limit ? outScores[limit - 1] : Double.POSITIVE_INFINITY;
+            filled = insert(node, scoreBelow(keyHash, node, effectiveWeight[node], bound), filled, limit, outNodes, outScores);
         }
         return positives(filled, outScores);
+    }
+
+    /**
+     * The exact score when it may be below {@code bound}, else {@code +∞} (which loses every strict
+     * comparison against {@code bound}, so callers see the same result as with the exact score).
+     * Since {@code -ln(u) >= 1 - u}, a candidate whose {@code (1 - u) / e} already reaches the bound
+     * cannot beat it and skips the logarithm; {@code BOUND_SLACK} keeps the bound safely below the
+     * computed {@code -Math.log(u)} despite its last-bit rounding.
+     */
+    private double scoreBelow(long keyHash, int node, double effectiveWeight, double bound) {
+        if (!(effectiveWeight > 0)) {
+            return Double.POSITIVE_INFINITY;
+        }
+        double u = uniform(keyHash, seeds[node]);
+        if (bound != Double.POSITIVE_INFINITY && (1.0 - u) * BOUND_SLACK / effectiveWeight >= bound) {
+            return Double.POSITIVE_INFINITY;
+        }
+        return -Math.log(u) / effectiveWeight;
     }
 
     /** Insertion into the sorted prefix {@code [0, filled)}, keeping at most {@code limit}; stable. */

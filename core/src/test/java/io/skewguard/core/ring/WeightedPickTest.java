@@ -7,6 +7,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.DoubleRange;
 import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Scale;
 import net.jqwik.api.constraints.Size;
 import org.junit.jupiter.api.Test;
 
@@ -126,6 +127,36 @@ class WeightedPickTest {
         }
     }
 
+    @Property(tries = 40)
+    void pickIsExactlyTheLowestScoreAndPickTopTheExactRanking(
+            @ForAll @Size(8) List<@DoubleRange(min = 0.001, max = 1000.0) @Scale(4) Double> weights) {
+        double[] w = new double[NODES.size()];
+        for (int i = 0; i < 8; i++) {
+            w[i] = weights.get(i);
+        }
+        int[] top = new int[8];
+        double[] topScores = new double[8];
+        int[] top3 = new int[3];
+        double[] top3Scores = new double[3];
+        for (long k = 0; k < 2_000; k++) {
+            long hash = HashRing.hashKey(k);
+            int lowest = 0;
+            double lowestScore = PICK.score(hash, 0, w[0]);
+            for (int node = 1; node < 8; node++) {
+                double score = PICK.score(hash, node, w[node]);
+                if (score < lowestScore) {
+                    lowestScore = score;
+                    lowest = node;
+                }
+            }
+            assertThat(PICK.pick(hash, EIGHT, 8, w)).isEqualTo(lowest);
+            PICK.pickTop(hash, EIGHT, 8, w, 8, top, topScores);
+            PICK.pickTop(hash, CandidateSet.of(EIGHT), w, 3, top3, top3Scores);
+            assertThat(top3).containsExactly(top[0], top[1], top[2]);
+            assertThat(top3Scores).containsExactly(topScores[0], topScores[1], topScores[2]);
+        }
+    }
+
     @Test
     void fullNodesAreNeverPicked() {
         double[] w = weights(1, 0, 1, 0, 1, 0, 1, 0);
@@ -200,6 +231,8 @@ class WeightedPickTest {
         assertThat(new int[] {out[0], out[1]}).containsExactlyInAnyOrder(4, 2);
         assertThat(out[2]).isEqualTo(-1);
         assertThatThrownBy(() -> PICK.pickTop(5L, EIGHT, 8, weights(1), 0, out, scores))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("r >= 1");
+        assertThatThrownBy(() -> PICK.pickTop(5L, CandidateSet.of(EIGHT), weights(1), 0, out, scores))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("r >= 1");
     }
 

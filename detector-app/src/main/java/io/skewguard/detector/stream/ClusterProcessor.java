@@ -63,6 +63,9 @@ public final class ClusterProcessor implements Processor<String, PartialHeat, St
 
     @Override
     public void init(ProcessorContext<String, SpecificRecord> context) {
+        // a task revived after a dirty close re-initialises the same instance: the stores are the
+        // truth, whatever was in memory may hold uncommitted work
+        clusters.clear();
         this.context = context;
         this.heatStore = context.getStateStore(HEAT_STORE);
         this.capacityStore = context.getStateStore(CAPACITY_STORE);
@@ -113,6 +116,11 @@ public final class ClusterProcessor implements Processor<String, PartialHeat, St
             }
             context.forward(new Record<>(p.cluster(), t.report(), end));
         }
+    }
+
+    @Override
+    public void close() {
+        clusters.clear();
     }
 
     private void evict(Cluster c) {

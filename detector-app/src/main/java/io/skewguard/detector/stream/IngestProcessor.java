@@ -58,6 +58,7 @@ public final class IngestProcessor implements Processor<byte[], byte[], Object, 
     private final Duration flushInterval;
     private final IngestDrain drain;
     private final Map<String, ClusterBuffer> buffers = new LinkedHashMap<>();
+    private ClusterBuffer lastBuffer;
     private ProcessorContext<Object, IngestOutput> context;
     private Sensor deadLetters;
 
@@ -77,6 +78,9 @@ public final class IngestProcessor implements Processor<byte[], byte[], Object, 
 
     @Override
     public void init(ProcessorContext<Object, IngestOutput> context) {
+        // a revived task re-initialises the same instance; its input is read again from the last commit
+        buffers.clear();
+        lastBuffer = null;
         this.context = context;
         this.deadLetters = DetectorMetrics.deadLetterSensor(context);
         context.schedule(flushInterval, PunctuationType.WALL_CLOCK_TIME, now -> flushAll());
@@ -103,7 +107,7 @@ public final class IngestProcessor implements Processor<byte[], byte[], Object, 
             if (e != null) {
                 String bad = check.check(e).or(() -> admit(e.getCluster(), e.getEventTime().toEpochMilli())).orElse(null);
                 if (bad == null) {
-                    buffers.get(e.getCluster()).addWrite(e);
+                    buffer(e.getCluster()).addWrite(e);
                     handOnIfDraining(e.getCluster());
                 } else {
                     reject(record, meta, bad);
@@ -114,7 +118,7 @@ public final class IngestProcessor implements Processor<byte[], byte[], Object, 
             if (e != null) {
                 String bad = check.check(e).or(() -> admit(e.getCluster(), e.getEventTime().toEpochMilli())).orElse(null);
                 if (bad == null) {
-                    buffers.get(e.getCluster()).addCapacity(e);
+                    buffer(e.getCluster()).addCapacity(e);
                     handOnIfDraining(e.getCluster());
                 } else {
                     reject(record, meta, bad);
@@ -127,8 +131,18 @@ public final class IngestProcessor implements Processor<byte[], byte[], Object, 
 
     private void handOnIfDraining(String cluster) {
         if (drain.requested()) {
-            flush(buffers.get(cluster));
+            flush(buffer(cluster));
         }
+    }
+
+    /** The cluster's buffer; most records are of the cluster of the record before, so that is checked first. */
+    private ClusterBuffer buffer(String cluster) {
+        ClusterBuffer b = lastBuffer;
+        if (b == null || !b.cluster.equals(cluster)) {
+            b = buffers.computeIfAbsent(cluster, ClusterBuffer::new);
+            lastBuffer = b;
+        }
+        return b;
     }
 
     /** The decoded value, or null after sending the record to the dead letters. */
@@ -153,7 +167,7 @@ public final class IngestProcessor implements Processor<byte[], byte[], Object, 
      * @return the reason to refuse the event, or empty when its cluster's buffer may take it
      */
     private Optional<String> admit(String cluster, long time) {
-        ClusterBuffer b = buffers.computeIfAbsent(cluster, ClusterBuffer::new);
+        ClusterBuffer b = buffer(cluster);
         Optional<String> late = check.checkTime(time, b.watermark);
         if (late.isPresent()) {
             return late;
@@ -209,6 +223,8 @@ public final class IngestProcessor implements Processor<byte[], byte[], Object, 
         long maxEventTime = Long.MIN_VALUE;
         final TreeMap<Long, BucketBuffer> buckets = new TreeMap<>();
         final Map<String, NodeCapacity> capacity = new LinkedHashMap<>();
+        long lastBucket;
+        BucketBuffer lastBucketBuffer;
 
         ClusterBuffer(String cluster) {
             this.cluster = cluster;
@@ -220,7 +236,13 @@ public final class IngestProcessor implements Processor<byte[], byte[], Object, 
 
         void addWrite(WriteEvent e) {
             long bucket = Math.floorDiv(e.getEventTime().toEpochMilli(), tickMs);
-            buckets.computeIfAbsent(bucket, x -> new BucketBuffer()).add(e.getNode(), e.getSlot(), e.getBytes());
+            BucketBuffer buffer = lastBucketBuffer;
+            if (buffer == null || lastBucket != bucket) {
+                buffer = buckets.computeIfAbsent(bucket, x -> new BucketBuffer());
+                lastBucket = bucket;
+                lastBucketBuffer = buffer;
+            }
+            buffer.add(e.getNode(), e.getSlot(), e.getBytes());
         }
 
         void addCapacity(CapacityEvent e) {
@@ -245,6 +267,7 @@ public final class IngestProcessor implements Processor<byte[], byte[], Object, 
             PartialHeat p = new PartialHeat(cluster, maxEventTime, heat, new ArrayList<>(capacity.values()));
             buckets.clear();
             capacity.clear();
+            lastBucketBuffer = null;
             maxEventTime = Long.MIN_VALUE;
             return p;
         }

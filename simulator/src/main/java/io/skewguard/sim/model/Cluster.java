@@ -323,6 +323,47 @@ public final class Cluster {
         used[lost] = 0;
     }
 
+    /**
+     * CRUSH semantics of a membership change (the Ceph baseline): the slot table is rebuilt from the
+     * current ring, and in every slot each node that left the candidate set hands its shard (bytes and
+     * keys) to a node that entered it, pairing them in candidate order. Counts the bytes as moved;
+     * returns them. Routing epoch + 1.
+     */
+    public double remapToRing() {
+        SlotTable fresh = SlotTable.fromRing(ring, scenario.candidates(), slots);
+        List<CandidateSet> sets = new ArrayList<>(slots);
+        double moved = 0;
+        for (int s = 0; s < slots; s++) {
+            CandidateSet before = table.candidates(s);
+            CandidateSet after = fresh.candidates(s);
+            List<Integer> entered = new ArrayList<>();
+            for (int k = 0; k < after.size(); k++) {
+                if (!before.contains(after.node(k))) {
+                    entered.add(after.node(k));
+                }
+            }
+            int next = 0;
+            for (int k = 0; k < before.size(); k++) {
+                int left = before.node(k);
+                if (after.contains(left) || next >= entered.size()) {
+                    continue;
+                }
+                int to = entered.get(next++);
+                double bytes = shard[s][left];
+                shard[s][to] += bytes;
+                used[to] += bytes;
+                shard[s][left] = 0;
+                used[left] -= bytes;
+                moved += bytes;
+                keys.moveShard(s, left, to);
+            }
+            sets.add(after);
+        }
+        table = SlotTable.of(index, sets, table.routingEpoch() + 1);
+        bytesMoved += moved;
+        return moved;
+    }
+
     // ---------------------------------------------------------------- migrations (SkewGuard)
 
     /** The slot names an in-flight target: writes of shard (slot, source) are dual-written to it. */

@@ -16,6 +16,11 @@ import java.util.Locale;
  * ({@link Cluster#relocateAfterWeightChange}); those bytes count as moved. Nodes below the mean are
  * never raised, and a node in no candidate set (an empty node that joined) never receives data:
  * both are Ceph's behaviour under this command, not a simulator shortcut.
+ *
+ * <p>Placement itself is CRUSH-like: when a node joins, the slot table is rebuilt from the ring and
+ * the shards of the nodes that left a candidate set move to the nodes that entered it
+ * ({@link Cluster#remapToRing}) at once, as Ceph remaps placement groups onto a new OSD; those bytes
+ * count as moved by this policy.
  */
 public final class CephReweight implements RepairPolicy {
 
@@ -32,6 +37,13 @@ public final class CephReweight implements RepairPolicy {
     @Override
     public String name() {
         return "ceph";
+    }
+
+    @Override
+    public void onEvent(long now, io.skewguard.sim.scenario.ScenarioEvent event, Cluster cluster) {
+        if (event instanceof io.skewguard.sim.scenario.ScenarioEvent.Join) {
+            cluster.remapToRing();
+        }
     }
 
     @Override

@@ -17,6 +17,13 @@ public interface RepairPolicy {
     /** One step of simulated time at {@code now}, after the step's writes, with the step's figures. */
     void onStep(long now, Cluster cluster, ClusterFigures figures);
 
+    /**
+     * A timeline event was just applied to the cluster, at any time (also before {@code repair.from}):
+     * for a policy whose placement itself reacts to membership (Ceph's CRUSH), not for repair.
+     */
+    default void onEvent(long now, io.skewguard.sim.scenario.ScenarioEvent event, Cluster cluster) {
+    }
+
     /** Migrations running now. */
     int migrationsRunning();
 

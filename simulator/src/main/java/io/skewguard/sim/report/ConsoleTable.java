@@ -39,6 +39,7 @@ public final class ConsoleTable {
                 p -> p.hotspotGiniPeak() == null ? "—" : p.hotspotSettleMinutes() == null ? "never"
                         : String.format(Locale.ROOT, "%.0f", p.hotspotSettleMinutes()));
         row(rows, "hot-spot bytes moved", PaperFigures.HOTSPOT_BYTES, policies, p -> Figures.bytes(p.hotspotBytesMoved()));
+        row(rows, "bytes moved (whole run)", "—", policies, p -> Figures.bytes(p.totalBytesMoved()));
         row(rows, "capacity CV at the end", "—", policies, p -> Figures.ratio(p.endCv()));
         row(rows, "rebuilt after node loss", "—", policies, p -> Figures.bytes(p.recoveryBytes()));
         row(rows, "writes refused (candidates full)", "—", policies, p -> Figures.bytes(p.refusedBytes()));

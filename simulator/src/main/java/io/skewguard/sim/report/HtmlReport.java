@@ -78,7 +78,8 @@ public final class HtmlReport {
                 new SvgChart.Threshold("paper 0.09", 0.09),
                 new SvgChart.Threshold("planner " + sg.migrationTargetCv(), sg.migrationTargetCv())), true));
         html.append("<h2>Bytes moved</h2>").append(SvgChart.lines("bytes moved by the policy (cumulative)", "day", "TB",
-                moved, List.of(new SvgChart.Threshold("minimum", summaries.get(0).minimumBytes() / 1e12)), true));
+                moved, List.of(new SvgChart.Threshold("minimum (" + summaries.get(0).policy() + ")",
+                        summaries.get(0).minimumBytes() / 1e12)), true));
 
         for (PolicyRun run : runs) {
             Series s = run.series();

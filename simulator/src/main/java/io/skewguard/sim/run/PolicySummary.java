@@ -22,7 +22,7 @@ import java.util.List;
  * @param hotspotGiniPeak highest heat Gini after the hot spot started
  * @param giniBeforeHotspot mean heat Gini over the hour before the hot spot
  * @param hotspotRecoveryMinutes minutes from the hot spot until the heat Gini is back under 0.25 and
- *     stays there for 30 minutes (null: never)
+ *     stays there for 30 minutes (0 when it never went above; null: never back)
  * @param hotspotSettleMinutes minutes from the hot spot until the heat Gini is back within 0.02 of
  *     {@code giniBeforeHotspot} and stays there for 30 minutes (null: never)
  * @param hotspotBytesMoved bytes the policy moved from the hot spot to the end

@@ -71,10 +71,13 @@ public final class Simulation {
         double movedAtHotspot = 0;
         ClusterFigures last = null;
         long lastChangeAtRepairEnd = -1;
+        double movedAtRepairStart = 0;
         double giniHourBefore = 0;
         int stepsHourBefore = 0;
         Double settleMinutes = null;
         long recoveredSince = -1;
+        boolean wentAbove = false;
+        boolean wentAboveLevel = false;
         long settledSince = -1;
 
         for (long i = 0; i < steps; i++) {
@@ -89,6 +92,7 @@ public final class Simulation {
                     movedAtHotspot = cluster.bytesMoved();
                 }
                 cluster.apply(e);
+                policy.onEvent(now, e, cluster);
             }
             double days = now / (double) DAY;
             double rate = scenario.writes().bytesPerDay() * Math.pow(1 + scenario.writes().growthPerDay(), days)
@@ -104,6 +108,7 @@ public final class Simulation {
             if (now >= scenario.repairFromMillis()) {
                 if (baseline == null) {
                     baseline = figures;
+                    movedAtRepairStart = cluster.bytesMoved();
                     minimumBytes = figures.minimumBytes();
                     series.utilisationBefore = utilisation(cluster);
                 }
@@ -124,11 +129,14 @@ public final class Simulation {
                     recoveredSince = figures.heatGini() < HOTSPOT_RECOVERED ? (recoveredSince < 0 ? now : recoveredSince) : -1;
                     settledSince = figures.heatGini() <= level ? (settledSince < 0 ? now : settledSince) : -1;
                 }
+                wentAbove |= now > hotspotAt && figures.heatGini() >= HOTSPOT_RECOVERED;
+                wentAboveLevel |= now > hotspotAt && figures.heatGini() > level;
+                // a Gini that never went above the level had nothing to recover from: 0 minutes
                 if (recoveryMinutes == null && recoveredSince >= 0 && now - recoveredSince >= SUSTAINED) {
-                    recoveryMinutes = (recoveredSince - hotspotAt) / 60_000.0;
+                    recoveryMinutes = wentAbove ? (recoveredSince - hotspotAt) / 60_000.0 : 0.0;
                 }
                 if (settleMinutes == null && settledSince >= 0 && now - settledSince >= SUSTAINED) {
-                    settleMinutes = (settledSince - hotspotAt) / 60_000.0;
+                    settleMinutes = wentAboveLevel ? (settledSince - hotspotAt) / 60_000.0 : 0.0;
                 }
             }
             boolean nearHotspot = hotspotAt >= 0 && now >= hotspotAt - HOUR && now <= hotspotAt + 6 * HOUR;
@@ -162,7 +170,7 @@ public final class Simulation {
         series.nodes = cluster.nodes().ids();
         long unreadable = cluster.keys().unreadable(cluster);
         double wall = (System.nanoTime() - started) / 1e9;
-        double moved = movedAtRepairEnd;
+        double moved = movedAtRepairEnd - movedAtRepairStart;
         PolicySummary summary = new PolicySummary(
                 policy.name(),
                 baseline.capacityCv(),

@@ -157,4 +157,22 @@ class ClusterTest {
         c.write(1e10, false);
         assertThat(c.heat(node)).isLessThan(hotHeat / 2);
     }
+
+    @Test
+    void aKeyRefusedByAFullSlotDoesNotTakeTheNextKeysWithIt() {
+        Cluster c = new Cluster(scenario(""));
+        int full = c.slotTable().candidates(0).node(0);
+        // fill every node of slot 0's candidate set, so keys of slot 0 are refused
+        for (int n : c.slotTable().candidates(0).nodes()) {
+            c.addWrite(0, n, c.capacity(n) - c.used(n));
+        }
+        int before = c.keys().written();
+        long refusedBefore = c.keys().rejected();
+        c.writeKeys(3200);
+        long refused = c.keys().rejected() - refusedBefore;
+        int stored = c.keys().written() - before;
+        assertThat(refused).isPositive().isLessThan(3200 / 8);
+        assertThat(stored + refused).isEqualTo(3200);
+        assertThat(c.used(full)).isEqualTo(c.capacity(full));
+    }
 }

@@ -23,11 +23,17 @@ class PolicyComparisonTest {
     }
 
     @Test
-    void everyPolicyStartsRepairFromTheSameCluster() {
-        assertThat(ceph.baselineCv()).isEqualTo(none.baselineCv());
+    void slotTablePoliciesStartRepairFromTheSameCluster() {
         assertThat(skewguard.baselineCv()).isEqualTo(none.baselineCv());
         assertThat(skewguard.minimumBytes()).isEqualTo(none.minimumBytes());
         assertThat(none.baselineCv()).isGreaterThan(scenario.skewguard().capacityThreshold());
+    }
+
+    @Test
+    void cephRemapsTheJoinedNodeAtOnceAndPaysForItBeforeRepair() {
+        // CRUSH-like placement: the join on day 0.25 moves data before repair.from (day 0.5)
+        assertThat(ceph.baselineCv()).isLessThan(none.baselineCv());
+        assertThat(ceph.totalBytesMoved()).isGreaterThan(ceph.bytesMoved() + ceph.hotspotBytesMoved());
     }
 
     @Test

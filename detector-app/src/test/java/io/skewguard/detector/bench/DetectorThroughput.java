@@ -1,0 +1,356 @@
+package io.skewguard.detector.bench;
+
+import io.skewguard.detector.DetectorApp;
+import io.skewguard.detector.DetectorSettings;
+import io.skewguard.schemas.CapacityEvent;
+import io.skewguard.schemas.SkewReport;
+import io.skewguard.schemas.Topics;
+import io.skewguard.schemas.WriteEvent;
+import io.skewguard.schemas.serde.SchemaRegistrySerde;
+import io.skewguard.testkit.EmbeddedKafka;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.SplittableRandom;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * End-to-end detector throughput through a real (in-JVM) broker, next to a plain consumer that
+ * only reads and decodes the same topic: the ratio says what the detector's processing costs
+ * beyond reading. Per cluster shape (nodes × slots) it pre-produces the same events (one cluster,
+ * two minutes of event time so that full windows pass and reports are computed), then
+ *
+ * <ol>
+ *   <li>times a plain consumer (assign, no group, 2000 records per poll) reading and decoding them
+ *       with the Confluent-wire serde;
+ *   <li>times the detector (defaults: exactly_once_v2, commit 1 s, window 60 s, tick 10 s) from
+ *       RUNNING until Kafka Streams' {@code process-total} reaches the input count (the time until
+ *       every offset is also committed is printed too);
+ *   <li>measures the heap the detector held after the whole input (two minutes of event time,
+ *       more than a full window): live heap (after full GC) while it runs minus live heap once it
+ *       is closed;
+ * </ol>
+ *
+ * The three run in {@value #ROUNDS} interleaved rounds; the table gives medians and the range of
+ * the per-round ratio.
+ *
+ * Run: see docs/detector-benchmark.md. Arguments: {@code [events] [partitions] [nodes,...]
+ * [stream threads]}, defaults {@code 2000000 4 48,512 1}; slots are 4096.
+ */
+public final class DetectorThroughput {
+
+    // event (and record) times near now: topics keep records for 7 days by their timestamps, so
+    // events from 2023 would be deleted by the broker's retention check under the app's feet
+    private static final long T0 = System.currentTimeMillis() / 60_000 * 60_000;
+    private static final long SPAN_MS = 120_000;
+    private static final int SLOTS = 4096;
+    private static final int ROUNDS = 3;
+
+    public static void main(String[] args) throws Exception {
+        int events = args.length > 0 ? Integer.parseInt(args[0]) : 2_000_000;
+        int partitions = args.length > 1 ? Integer.parseInt(args[1]) : 4;
+        String threads = args.length > 3 ? args[3] : "1";
+        List<Integer> shapes = new ArrayList<>();
+        for (String s : (args.length > 2 ? args[2] : "48,512").split(",")) {
+            shapes.add(Integer.parseInt(s.trim()));
+        }
+        List<String> rows = new ArrayList<>();
+        try (EmbeddedKafka kafka = EmbeddedKafka.builder().build().start()) {
+            for (int nodes : shapes) {
+                rows.add(run(kafka, events, partitions, nodes, threads));
+            }
+        }
+        System.out.println();
+        System.out.println("| nodes × slots | events | stream threads | plain consumer (read + decode) events/s, median | Kafka Streams read + decode only, events/s, median (÷ consumer) | detector events/s, median | ratio detector / consumer (medians; per-round range) | detector heap after a full window |");
+        System.out.println("|---|---|---|---|---|---|---|---|");
+        rows.forEach(System.out::println);
+    }
+
+    private static String run(EmbeddedKafka kafka, int events, int partitions, int nodes, String threads) throws Exception {
+        Topics topics = new Topics("bench" + nodes + ".");
+        kafka.createTopics(partitions, topics.nodeWrites(), topics.nodeCapacity());
+        kafka.createTopics(1, topics.reports(), topics.alerts(), topics.dlq());
+        Map<String, Object> serdeConfig = Map.of("schema.registry.url", "mock://detector-bench");
+        SchemaRegistrySerde<WriteEvent> writeSerde = SchemaRegistrySerde.of(WriteEvent.class, serdeConfig, false);
+        SchemaRegistrySerde<CapacityEvent> capacitySerde = SchemaRegistrySerde.of(CapacityEvent.class, serdeConfig, false);
+
+        long produced = produce(kafka, topics, writeSerde, capacitySerde, events, nodes);
+        System.out.printf("%d nodes: produced %d write events%n", nodes, produced);
+
+        long total = total(kafka, topics, partitions);
+        Map<TopicPartition, Long> ends = endOffsets(kafka, topics, partitions);
+        // interleaved rounds, median of each: the machine is noisy (the same run varies by 2x)
+        List<Double> plains = new ArrayList<>();
+        List<Double> floors = new ArrayList<>();
+        List<Double> detectors = new ArrayList<>();
+        List<Double> ratios = new ArrayList<>();
+        List<Long> heaps = new ArrayList<>();
+        for (int round = 1; round <= ROUNDS; round++) {
+            double c = plainConsumer(kafka, topics, writeSerde, events);
+            System.out.printf("%d nodes, round %d: plain consumer %.0f events/s%n", nodes, round, c);
+            double f = streamsFloor(kafka, topics, writeSerde, total, threads, nodes + "-" + round);
+            System.out.printf("%d nodes, round %d: Kafka Streams read + decode only %.0f events/s%n", nodes, round, f);
+            Measured d = detector(kafka, topics, serdeConfig, nodes + "-" + round, round, threads, total, ends);
+            System.out.printf("%d nodes, round %d: detector %.0f events/s, heap held %.1f MB%n", nodes, round, d.rate(), d.heap() / 1e6);
+            plains.add(c);
+            floors.add(f);
+            detectors.add(d.rate());
+            ratios.add(d.rate() / c);
+            heaps.add(d.heap());
+        }
+        double plain = median(plains);
+        double floor = median(floors);
+        double detector = median(detectors);
+        return String.format("| %d × %d | %,d | %s | %,.0f | %,.0f (%.2f) | %,.0f | %.2f (rounds %.2f–%.2f) | %.0f–%.0f MB |",
+                nodes, SLOTS, events, threads, plain, floor, floor / plain, detector, detector / plain,
+                ratios.stream().mapToDouble(Double::doubleValue).min().orElse(0),
+                ratios.stream().mapToDouble(Double::doubleValue).max().orElse(0),
+                heaps.stream().mapToLong(Long::longValue).min().orElse(0) / 1e6,
+                heaps.stream().mapToLong(Long::longValue).max().orElse(0) / 1e6);
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> sorted = new ArrayList<>(values);
+        sorted.sort(null);
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+
+    private record Measured(double rate, long heap) {}
+
+    private static Measured detector(EmbeddedKafka kafka, Topics topics, Map<String, Object> serdeConfig, String id,
+            int round, String threads, long total, Map<TopicPartition, Long> ends) throws Exception {
+        Path state = Files.createTempDirectory("detector-bench");
+        DetectorSettings settings = DetectorSettings.load(new Properties(), Map.of(), Map.of(
+                DetectorSettings.BOOTSTRAP_SERVERS, kafka.bootstrapServers(),
+                DetectorSettings.SCHEMA_REGISTRY_URL, "mock://detector-bench",
+                DetectorSettings.APPLICATION_ID, "detector-bench-" + id,
+                DetectorSettings.TOPIC_PREFIX, topics.prefix(),
+                DetectorSettings.THREADS, threads,
+                DetectorSettings.STATE_DIR, state.toString()));
+        double rate;
+        long heapRunning;
+        try (DetectorApp.Running app = DetectorApp.start(settings)) {
+            if (!app.awaitRunning(Duration.ofSeconds(60))) {
+                throw new IllegalStateException("detector did not start");
+            }
+            long start = System.nanoTime();
+            // Kafka Streams' own count of records processed (input and the few repartitioned
+            // partials): the input is through once it reaches the input count
+            while (processed(app) < total) {
+                Thread.sleep(5);
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            while (!caughtUp(kafka, settings.applicationId(), ends)) {
+                Thread.sleep(20);
+            }
+            double committed = (System.nanoTime() - start) / 1e9;
+            rate = total / seconds;
+            System.out.printf("detector %s processed %d records in %.2f s (all committed after %.2f s)%n",
+                    id, total, seconds, committed);
+            // ticks T0+10 s .. T0+80 s: stream time ends just before T0+120 s, minus the 30 s grace
+            // (each round's detector adds its own to the same reports topic)
+            int expected = round * (int) ((SPAN_MS - 1 - 30_000) / 10_000);
+            int reports = kafka.consumeUntil(topics.reports(), new StringDeserializer(),
+                    SchemaRegistrySerde.of(SkewReport.class, serdeConfig, false).deserializer(),
+                    r -> r.size() >= expected, Duration.ofSeconds(60)).size();
+            System.out.printf("detector %s: %d reports%n", id, reports);
+            heapRunning = usedHeapAfterGc();
+        }
+        // what the running detector held: live heap while running minus live heap once it is closed
+        return new Measured(rate, heapRunning - usedHeapAfterGc());
+    }
+
+    /** One cluster, {@code events} writes over two minutes of event time; node 0 takes 5× its share. */
+    private static long produce(EmbeddedKafka kafka, Topics topics, SchemaRegistrySerde<WriteEvent> writeSerde,
+            SchemaRegistrySerde<CapacityEvent> capacitySerde, int events, int nodes) throws Exception {
+        Map<String, Object> overrides = new HashMap<>();
+        overrides.put(ProducerConfig.LINGER_MS_CONFIG, 20);
+        overrides.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+        overrides.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        String[] names = new String[nodes];
+        byte[][] keys = new byte[nodes][];
+        for (int n = 0; n < nodes; n++) {
+            names[n] = String.format("node-%03d", n);
+            keys[n] = names[n].getBytes(StandardCharsets.UTF_8);
+        }
+        SplittableRandom random = new SplittableRandom(42);
+        try (KafkaProducer<byte[], byte[]> producer = kafka.producer(new ByteArraySerializer(), new ByteArraySerializer(), overrides)) {
+            long nextCapacity = T0;
+            for (int i = 0; i < events; i++) {
+                long time = T0 + (long) i * SPAN_MS / events;
+                if (time >= nextCapacity) {
+                    for (int n = 0; n < nodes; n++) {
+                        CapacityEvent c = new CapacityEvent("bench", names[n], 400L + n, 1000L, "r" + (n % 3), List.of(),
+                                Instant.ofEpochMilli(time));
+                        producer.send(new ProducerRecord<>(topics.nodeCapacity(), null, time, keys[n],
+                                capacitySerde.serializer().serialize(topics.nodeCapacity(), c)));
+                    }
+                    nextCapacity += 10_000;
+                }
+                int n = random.nextInt(nodes + 4);
+                n = n >= nodes ? 0 : n; // node 0 is hot
+                int slot = random.nextInt(SLOTS);
+                WriteEvent w = new WriteEvent("bench", names[n], slot, 1024L + random.nextInt(8192), 1L, Instant.ofEpochMilli(time));
+                producer.send(new ProducerRecord<>(topics.nodeWrites(), null, time, keys[n],
+                        writeSerde.serializer().serialize(topics.nodeWrites(), w)));
+            }
+            producer.flush();
+        }
+        return events;
+    }
+
+    private static double plainConsumer(EmbeddedKafka kafka, Topics topics, SchemaRegistrySerde<WriteEvent> serde,
+            int events) {
+        Map<String, Object> config = new HashMap<>();
+        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
+        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> parts = consumer.partitionsFor(topics.nodeWrites()).stream()
+                    .map(p -> new TopicPartition(p.topic(), p.partition())).collect(Collectors.toList());
+            consumer.assign(parts);
+            consumer.seekToBeginning(parts);
+            long read = 0;
+            long checksum = 0;
+            long start = System.nanoTime();
+            while (read < events) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    WriteEvent e = serde.deserializer().deserialize(r.topic(), r.headers(), r.value());
+                    checksum += e.getBytes();
+                    read++;
+                }
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            if (checksum == 42) {
+                System.out.println("(checksum keeps the decode alive)");
+            }
+            return read / seconds;
+        }
+    }
+
+    private static Map<TopicPartition, Long> endOffsets(EmbeddedKafka kafka, Topics topics, int partitions) throws Exception {
+        Map<TopicPartition, OffsetSpec> request = new HashMap<>();
+        for (int p = 0; p < partitions; p++) {
+            request.put(new TopicPartition(topics.nodeWrites(), p), OffsetSpec.latest());
+            request.put(new TopicPartition(topics.nodeCapacity(), p), OffsetSpec.latest());
+        }
+        Map<TopicPartition, Long> ends = new HashMap<>();
+        for (Map.Entry<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> e
+                : kafka.adminClient().listOffsets(request).all().get().entrySet()) {
+            ends.put(e.getKey(), e.getValue().offset());
+        }
+        return ends;
+    }
+
+    private static long total(EmbeddedKafka kafka, Topics topics, int partitions) throws Exception {
+        return endOffsets(kafka, topics, partitions).values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /**
+     * The floor Kafka Streams itself sets here: the same source (both topics, bytes), the same
+     * guarantee and commit interval, a processor that only decodes. No detector can beat it.
+     */
+    private static double streamsFloor(EmbeddedKafka kafka, Topics topics, SchemaRegistrySerde<WriteEvent> serde,
+            long total, String threads, String id) throws Exception {
+        org.apache.kafka.streams.StreamsBuilder b = new org.apache.kafka.streams.StreamsBuilder();
+        b.stream(List.of(topics.nodeWrites(), topics.nodeCapacity()),
+                        org.apache.kafka.streams.kstream.Consumed.with(
+                                org.apache.kafka.common.serialization.Serdes.ByteArray(),
+                                org.apache.kafka.common.serialization.Serdes.ByteArray()))
+                .process(() -> new org.apache.kafka.streams.processor.api.Processor<byte[], byte[], Void, Void>() {
+                    private String topic;
+                    private org.apache.kafka.streams.processor.api.ProcessorContext<Void, Void> context;
+                    private long sink;
+
+                    @Override
+                    public void init(org.apache.kafka.streams.processor.api.ProcessorContext<Void, Void> c) {
+                        context = c;
+                    }
+
+                    @Override
+                    public void process(org.apache.kafka.streams.processor.api.Record<byte[], byte[]> r) {
+                        topic = context.recordMetadata().orElseThrow().topic();
+                        if (topic.equals(topics.nodeWrites())) {
+                            sink += serde.deserializer().deserialize(topic, r.headers(), r.value()).getBytes();
+                        }
+                    }
+                });
+        Properties props = new Properties();
+        props.put("application.id", "streams-floor-" + id);
+        props.put("bootstrap.servers", kafka.bootstrapServers());
+        props.put("processing.guarantee", "exactly_once_v2");
+        props.put("commit.interval.ms", "1000");
+        props.put("num.stream.threads", threads);
+        props.put("state.dir", Files.createTempDirectory("streams-floor").toString());
+        try (org.apache.kafka.streams.KafkaStreams streams = new org.apache.kafka.streams.KafkaStreams(b.build(), props)) {
+            streams.start();
+            while (streams.state() != org.apache.kafka.streams.KafkaStreams.State.RUNNING) {
+                Thread.sleep(20);
+            }
+            long start = System.nanoTime();
+            while (processed(streams) < total) {
+                Thread.sleep(5);
+            }
+            double rate = total / ((System.nanoTime() - start) / 1e9);
+            streams.close(Duration.ofSeconds(30));
+            return rate;
+        }
+    }
+
+    private static long processed(DetectorApp.Running app) {
+        return processed(app.streams());
+    }
+
+    private static long processed(org.apache.kafka.streams.KafkaStreams streams) {
+        double sum = 0;
+        for (var e : streams.metrics().entrySet()) {
+            if (e.getKey().name().equals("process-total") && e.getKey().group().equals("stream-thread-metrics")) {
+                sum += ((Number) e.getValue().metricValue()).doubleValue();
+            }
+        }
+        return (long) sum;
+    }
+
+    private static boolean caughtUp(EmbeddedKafka kafka, String group, Map<TopicPartition, Long> ends) throws Exception {
+        Map<TopicPartition, OffsetAndMetadata> committed =
+                kafka.adminClient().listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+        for (Map.Entry<TopicPartition, Long> e : ends.entrySet()) {
+            OffsetAndMetadata c = committed.get(e.getKey());
+            if (e.getValue() > 0 && (c == null || c.offset() < e.getValue())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static long usedHeapAfterGc() throws InterruptedException {
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            Thread.sleep(200);
+        }
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    }
+}
