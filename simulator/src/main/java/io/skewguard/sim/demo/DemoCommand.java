@@ -131,12 +131,15 @@ public final class DemoCommand implements Callable<Integer> {
                         + settings.registryUrl() + "; starting the detector, the balancer and the migrator…");
 
         boolean terminal = System.console() != null && !quiet;
+        int width = terminalWidth();
         DemoRun run = new DemoRun(settings, p -> {
             if (quiet) {
                 return;
             }
             if (terminal) {
-                err.print("\r" + p.line() + "\033[K");
+                // refreshed in place: a line wider than the terminal would wrap and \r could not redraw it
+                String line = p.line();
+                err.print("\r" + (line.length() > width ? line.substring(0, width) : line) + "\033[K");
             } else {
                 err.println(p.line());
             }
@@ -197,6 +200,16 @@ public final class DemoCommand implements Callable<Integer> {
             out.println("wrote " + html + " and " + reportDir.resolve("summary.json"));
         }
         return outcome.keysUnreadable() == 0 ? 0 : 1;
+    }
+
+    /** {@code $COLUMNS} when the shell exports it, else 160. */
+    private static int terminalWidth() {
+        try {
+            String columns = System.getenv("COLUMNS");
+            return columns == null ? 160 : Math.max(40, Integer.parseInt(columns.trim()) - 1);
+        } catch (NumberFormatException e) {
+            return 160;
+        }
     }
 
     private static void closeUnlessShuttingDown(DemoRun run, Thread hook) {

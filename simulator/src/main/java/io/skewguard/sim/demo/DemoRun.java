@@ -48,20 +48,20 @@ public final class DemoRun implements AutoCloseable {
     private LoopObserver observer;
     private Admin admin;
 
-    /** One progress line's figures. */
+    /** One progress line's figures; migrations are counted by where they stand now. */
     public record Progress(long simulatedMillis, long step, long steps, boolean draining, Double heatGini, double capacityCv,
                            AlertState heat, AlertState capacity, long weightChanges, int weightRounds,
-                           int copied, int committed, int cleaned, int aborted, long bytesMoved) {
+                           int copying, int switching, int cleaningUp, int done, int aborted, long bytesMoved) {
 
-        /** The line, without a line end. */
+        /** The line, without a line end (about 140 characters). */
         public String line() {
             long minutes = simulatedMillis / 60_000;
             return String.format(Locale.ROOT,
-                    "t+%02d:%02d %s heat Gini %s  capacity CV %.3f  HEAT %-9s CAPACITY %-9s  weights changed %d (%d rounds)  "
-                            + "migrations copied %d, committed %d, cleaned up %d, aborted %d  moved %s",
-                    minutes / 60, minutes % 60, draining ? "drain" : String.format(Locale.ROOT, "%3d%%", 100 * step / Math.max(1, steps)),
-                    heatGini == null ? "  —  " : String.format(Locale.ROOT, "%.3f", heatGini), capacityCv,
-                    heat, capacity, weightChanges, weightRounds, copied, committed, cleaned, aborted, DemoReport.bytes(bytesMoved));
+                    "t+%02d:%02d %s | heat Gini %s %-9s | capacity CV %.3f %-9s | weights changed %d (%d rounds) "
+                            + "| migrations copy %d, switch %d, cleanup %d, done %d, aborted %d | moved %s",
+                    minutes / 60, minutes % 60, draining ? "drain" : String.format(Locale.ROOT, "%4d%%", 100 * step / Math.max(1, steps)),
+                    heatGini == null ? "  -  " : String.format(Locale.ROOT, "%.3f", heatGini), heat, capacityCv, capacity,
+                    weightChanges, weightRounds, copying, switching, cleaningUp, done, aborted, DemoReport.bytes(bytesMoved));
         }
     }
 
@@ -190,7 +190,8 @@ public final class DemoRun implements AutoCloseable {
         series.weights.add(cluster.weights());
         progress.accept(new Progress(cluster.elapsed(), step, steps, draining, gini, cv,
                 LoopObserver.stateOf(alerts, AlertKind.HEAT), LoopObserver.stateOf(alerts, AlertKind.CAPACITY),
-                v.weightCommands(), v.weightRounds(), v.copied(), v.committed(), v.cleaned(), v.aborted(), v.bytesMoved()));
+                v.weightCommands(), v.weightRounds(), v.copying(), v.switching(), v.cleaningUp(), v.cleaned(), v.aborted(),
+                v.bytesMoved()));
     }
 
     private PolicySummary summary(double baselineCv, double baselineGap, double minimum, LoopObserver.View view,

@@ -52,6 +52,9 @@ final class LoopObserver implements AutoCloseable {
             ReportPoint latest,
             long weightCommands,
             int weightRounds,
+            int copying,
+            int switching,
+            int cleaningUp,
             int copied,
             int committed,
             int cleaned,
@@ -218,8 +221,27 @@ final class LoopObserver implements AutoCloseable {
         for (String id : committed) {
             moved += copyBytes.getOrDefault(id, 0L);
         }
+        int copying = 0;
+        for (SlotAssignment row : table.values()) {
+            if (row.getInFlightTarget() != null && !copied.contains(row.getMigrationId()) && !aborted.contains(row.getMigrationId())) {
+                copying++;
+            }
+        }
+        int switching = 0;
+        for (String id : copied) {
+            if (!committed.contains(id) && !aborted.contains(id)) {
+                switching++;
+            }
+        }
+        int cleaningUp = 0;
+        for (String id : committed) {
+            if (!cleaned.contains(id)) {
+                cleaningUp++;
+            }
+        }
         return new View(series.isEmpty() ? null : series.get(series.size() - 1), commands.size(), epochs.size(),
-                copied.size(), committed.size(), cleaned.size(), aborted.size(), moved, routingEpoch, repairMessage);
+                copying, switching, cleaningUp, copied.size(), committed.size(), cleaned.size(), aborted.size(), moved,
+                routingEpoch, repairMessage);
     }
 
     synchronized List<ReportPoint> reports() {
