@@ -157,8 +157,12 @@ public final class DemoCommand implements Callable<Integer> {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            run.close();
-            err.println("demo: stopped cleanly");
+            try {
+                run.close();
+                err.println("demo: stopped cleanly");
+            } catch (RuntimeException e) {
+                err.println("demo: stopped, but closing failed: " + e.getMessage());
+            }
         }, "skewguard-demo-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         DemoOutcome outcome;

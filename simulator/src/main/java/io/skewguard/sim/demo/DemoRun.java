@@ -223,6 +223,8 @@ public final class DemoRun implements AutoCloseable {
         notes.add(String.format(Locale.ROOT, "%d weight rounds; %d migrations committed (routing epoch %d), %d aborted; %s",
                 view.weightRounds(), view.committed(), view.routingEpoch(), view.aborted(),
                 view.repairMessage() == null ? "no repair status yet" : "migrator: " + view.repairMessage()));
+        notes.add(view.deadLetters() == 0 ? "no record went to the dead-letter topic"
+                : view.deadLetters() + " records went to the dead-letter topic (see " + settings.topics().dlq() + ")");
         if (giniAfter != null && giniAfter > repairTarget) {
             notes.add(String.format(Locale.ROOT, "heat Gini %.3f is still above the repair target %.2f at the end", giniAfter, repairTarget));
         }

@@ -61,7 +61,8 @@ final class LoopObserver implements AutoCloseable {
             int aborted,
             long bytesMoved,
             long routingEpoch,
-            String repairMessage) {}
+            String repairMessage,
+            long deadLetters) {}
 
     private final String cluster;
     private final Topics topics;
@@ -90,6 +91,7 @@ final class LoopObserver implements AutoCloseable {
     private final Map<Integer, SlotAssignment> table = new HashMap<>();
     private long routingEpoch;
     private String repairMessage;
+    private volatile long deadLetters;
 
     LoopObserver(String cluster, Topics topics, String bootstrapServers, Map<String, Object> serdeConfig, String clientId) {
         this.cluster = cluster;
@@ -116,7 +118,8 @@ final class LoopObserver implements AutoCloseable {
     }
 
     private List<String> followed() {
-        return List.of(topics.reports(), topics.alerts(), topics.weightCommands(), topics.migrationStatus(), topics.slotTable());
+        return List.of(topics.reports(), topics.alerts(), topics.weightCommands(), topics.migrationStatus(), topics.slotTable(),
+                topics.dlq());
     }
 
     private void follow() {
@@ -132,7 +135,9 @@ final class LoopObserver implements AutoCloseable {
             while (running) {
                 var records = consumer.poll(Duration.ofMillis(100));
                 for (ConsumerRecord<byte[], byte[]> r : records) {
-                    if (r.value() != null) {
+                    if (r.topic().equals(topics.dlq())) {
+                        deadLetters++;
+                    } else if (r.value() != null) {
                         apply(r);
                     }
                 }
@@ -241,7 +246,7 @@ final class LoopObserver implements AutoCloseable {
         }
         return new View(series.isEmpty() ? null : series.get(series.size() - 1), commands.size(), epochs.size(),
                 copying, switching, cleaningUp, copied.size(), committed.size(), cleaned.size(), aborted.size(), moved,
-                routingEpoch, repairMessage);
+                routingEpoch, repairMessage, deadLetters);
     }
 
     synchronized List<ReportPoint> reports() {
