@@ -23,6 +23,7 @@ import picocli.CommandLine.Command;
             io.skewguard.migrator.MigratorApp.class,
             io.skewguard.sim.placement.PlacementSimCommand.class,
             io.skewguard.sim.run.SimulateCommand.class,
+            io.skewguard.sim.demo.DemoCommand.class,
         })
 public final class SkewGuardCli implements Runnable {
 
@@ -35,7 +36,21 @@ public final class SkewGuardCli implements Runnable {
     }
 
     public static void main(String[] args) {
+        chooseLogging(args);
         int exit = new CommandLine(new SkewGuardCli()).execute(args);
         System.exit(exit);
+    }
+
+    /**
+     * Points Log4j 2 at the command line's own configuration before anything logs: the testkit jar
+     * (on the classpath for the embedded demo) ships a {@code log4j2-test.xml} that Log4j would
+     * otherwise prefer. The demo gets a quiet one: its console is for the progress line and the table.
+     * An explicit {@code -Dlog4j2.configurationFile} wins.
+     */
+    private static void chooseLogging(String[] args) {
+        if (System.getProperty("log4j2.configurationFile") == null) {
+            boolean demo = args.length > 0 && args[0].equals("demo");
+            System.setProperty("log4j2.configurationFile", demo ? "log4j2-demo.xml" : "log4j2.xml");
+        }
     }
 }
