@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * from the next slot's, so threads writing different slots do not contend on a line. Threads writing
  * the same slot do share its line; a per-thread striped counter (as {@code LongAdder}) would spread
  * that, at S × stripes of memory and a slower flush; one line per slot is enough while a slot's
- * writes are spread across nodes. JMH: see {@code node-agent/JMH-NOTE.md}.
+ * writes are spread across nodes. JMH: {@code NodeReporterBenchmark} in the benchmarks module.
  *
  * <h2>Flush: nothing lost, nothing counted twice</h2>
  *
