@@ -1,6 +1,7 @@
 package io.skewguard.detector.ingest;
 
 import io.skewguard.detector.DetectorSettings;
+import io.skewguard.detector.policy.InputCheck;
 import io.skewguard.detector.stream.PartialHeat;
 import io.skewguard.detector.stream.StateCodec;
 import io.skewguard.schemas.CapacityEvent;
@@ -9,11 +10,14 @@ import io.skewguard.schemas.WriteEvent;
 import io.skewguard.schemas.serde.SchemaRegistrySerde;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -27,6 +31,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
@@ -42,7 +47,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Stage one of the running detector on the plain clients, exactly-once: a {@link KafkaConsumer}
  * in group {@code <application-id>-ingest} ({@code read_committed}, no auto commit) on
- * node-writes and node-capacity feeds an {@link IngestBuffer}; a transactional
+ * node-writes and node-capacity feeds one {@link IngestBuffer} per input partition number; a transactional
  * {@link KafkaProducer} hands what it yields on.
  *
  * <p>The unit of work is one transaction: flush every cluster buffer → send the partials (to
@@ -55,6 +60,11 @@ import org.slf4j.LoggerFactory;
  *       (a partial handed on because a newer tick bucket opened, or a dead letter);
  *   <li>when partitions are revoked (before they are given up) and on {@link #stop()}.
  * </ul>
+ *
+ * <p>Records are taken in timestamp order across the assigned partitions (as Kafka Streams does
+ * within a task), and each input partition number has its own buffer and per-cluster stream
+ * times, so a partition read ahead of the others — catching up after downtime, a small topic such
+ * as node-capacity fetched whole — makes no event late.
  *
  * <p>On an error the transaction is aborted, the buffer (stream times included) dropped, and the
  * consumer and producer are closed and created anew, so reading resumes from the committed offsets
@@ -69,6 +79,10 @@ public final class IngestLoop {
     private static final Logger LOG = LoggerFactory.getLogger(IngestLoop.class);
     private static final Duration RETRY_BACKOFF = Duration.ofSeconds(1);
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
+    /** Longest wait for a partition with records on the broker before the others go on without it. */
+    private static final Duration MAX_IDLE = Duration.ofMillis(500);
+    private static final int PAUSE_AT = 4_000;
+    private static final int RESUME_AT = 1_000;
 
     private final DetectorSettings settings;
     private final String name;
@@ -84,7 +98,9 @@ public final class IngestLoop {
     private final SchemaRegistrySerde<WriteEvent> writeSerde;
     private final SchemaRegistrySerde<CapacityEvent> capacitySerde;
     private final Serializer<PartialHeat> partialSerializer = StateCodec.partialSerde().serializer();
-    private final IngestBuffer buffer;
+    private final InputCheck check;
+    private final long tickMs;
+    private final IngestBuffer.Sink sink;
     private final Thread thread;
     private final CountDownLatch done = new CountDownLatch(1);
 
@@ -95,6 +111,15 @@ public final class IngestLoop {
     private volatile Throwable failure;
 
     // loop thread only
+    /**
+     * One buffer per input partition number (node-writes-p with node-capacity-p, grouped as a Kafka
+     * Streams task would): each keeps its own per-cluster stream time, so a partition read ahead of
+     * the others (catching up, uneven partitions) does not make their events late.
+     */
+    private final Map<Integer, IngestBuffer> buffers = new HashMap<>();
+    /** Records fetched but not taken yet, per assigned partition (their offsets are not committed). */
+    private final Map<TopicPartition, ArrayDeque<ConsumerRecord<byte[], byte[]>>> queues = new LinkedHashMap<>();
+    private long idleSince;
     private KafkaProducer<byte[], byte[]> producer;
     private final List<ProducerRecord<byte[], byte[]>> pending = new ArrayList<>();
     private final Map<TopicPartition, Long> positions = new HashMap<>();
@@ -122,21 +147,22 @@ public final class IngestLoop {
         this.onFailure = onFailure;
         this.writeSerde = SchemaRegistrySerde.of(WriteEvent.class, settings.serdeConfig(), false);
         this.capacitySerde = SchemaRegistrySerde.of(CapacityEvent.class, settings.serdeConfig(), false);
-        this.buffer = new IngestBuffer(topics.nodeWrites(), topics.nodeCapacity(), writeSerde.deserializer(),
-                capacitySerde.deserializer(), settings.inputCheck(), settings.tick().toMillis(), new IngestBuffer.Sink() {
-                    @Override
-                    public void partial(PartialHeat p) {
-                        pending.add(new ProducerRecord<>(partialsTopic, null, Math.max(0, p.maxEventTime()),
-                                p.cluster().getBytes(StandardCharsets.UTF_8), partialSerializer.serialize(partialsTopic, p)));
-                    }
+        this.check = settings.inputCheck();
+        this.tickMs = settings.tick().toMillis();
+        this.sink = new IngestBuffer.Sink() {
+            @Override
+            public void partial(PartialHeat p) {
+                pending.add(new ProducerRecord<>(partialsTopic, null, Math.max(0, p.maxEventTime()),
+                        p.cluster().getBytes(StandardCharsets.UTF_8), partialSerializer.serialize(partialsTopic, p)));
+            }
 
-                    @Override
-                    public void deadLetter(IngestBuffer.DeadLetterOut d) {
-                        metrics.deadLetter();
-                        pending.add(new ProducerRecord<>(dlqTopic, null, d.timestamp() >= 0 ? d.timestamp() : null,
-                                d.key(), d.value(), d.headers()));
-                    }
-                });
+            @Override
+            public void deadLetter(IngestBuffer.DeadLetterOut d) {
+                metrics.deadLetter();
+                pending.add(new ProducerRecord<>(dlqTopic, null, d.timestamp() >= 0 ? d.timestamp() : null,
+                        d.key(), d.value(), d.headers()));
+            }
+        };
         this.thread = new Thread(this::run, name);
     }
 
@@ -213,11 +239,8 @@ public final class IngestLoop {
                     if (lost) {
                         throw new KafkaException("partitions lost without revocation; reading again from the committed offsets");
                     }
-                    for (ConsumerRecord<byte[], byte[]> r : records) {
-                        buffer.accept(r.topic(), r.partition(), r.offset(), r.key(), r.value(), r.timestamp(), r.headers());
-                        positions.put(new TopicPartition(r.topic(), r.partition()), r.offset() + 1);
-                    }
-                    metrics.ingested(records.count());
+                    enqueue(records);
+                    metrics.ingested(processQueued());
                     if (commitDue()) {
                         commit();
                     }
@@ -269,7 +292,7 @@ public final class IngestLoop {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof ProducerFencedException || t instanceof FencedInstanceIdException
                     || t instanceof AuthenticationException || t instanceof AuthorizationException
-                    || t instanceof UnsupportedVersionException) {
+                    || t instanceof UnsupportedVersionException || t instanceof ConfigException) {
                 return true;
             }
         }
@@ -295,10 +318,17 @@ public final class IngestLoop {
                 if (!halting && !partitions.isEmpty() && dirty()) {
                     commit();
                 }
+                for (TopicPartition tp : partitions) {
+                    buffers.remove(tp.partition()); // empty now; its stream times go with the partition
+                    queues.remove(tp); // not taken, not committed: read again by the next owner
+                }
             }
 
             @Override
             public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                for (TopicPartition tp : partitions) {
+                    queues.putIfAbsent(tp, new ArrayDeque<>());
+                }
                 joined = true;
                 LOG.info("{}: assigned {}", name, partitions);
             }
@@ -309,12 +339,89 @@ public final class IngestLoop {
                 if (!partitions.isEmpty() && dirty()) {
                     lost = true;
                 }
+                partitions.forEach(queues::remove);
             }
         });
     }
 
+    private void enqueue(ConsumerRecords<byte[], byte[]> records) {
+        for (TopicPartition tp : records.partitions()) {
+            ArrayDeque<ConsumerRecord<byte[], byte[]>> q = queues.get(tp);
+            if (q == null) {
+                continue; // not ours any more
+            }
+            q.addAll(records.records(tp));
+            if (q.size() >= PAUSE_AT) {
+                consumer.pause(List.of(tp));
+            }
+        }
+    }
+
+    /**
+     * Takes the queued records in timestamp order across the assigned partitions, as Kafka Streams
+     * does within a task: always the partition whose next record is the oldest. An empty partition
+     * that still has records on the broker (lag unknown or above 0) holds processing back until they
+     * are fetched, at most {@link #MAX_IDLE}; then the others go on without it.
+     *
+     * @return records taken
+     */
+    private int processQueued() {
+        int taken = 0;
+        while (true) {
+            TopicPartition next = null;
+            long oldest = Long.MAX_VALUE;
+            boolean waiting = false;
+            for (Map.Entry<TopicPartition, ArrayDeque<ConsumerRecord<byte[], byte[]>>> e : queues.entrySet()) {
+                ConsumerRecord<byte[], byte[]> head = e.getValue().peekFirst();
+                if (head == null) {
+                    if (!waiting) {
+                        OptionalLong lag = consumer.currentLag(e.getKey());
+                        waiting = lag.isEmpty() || lag.getAsLong() > 0;
+                    }
+                } else if (head.timestamp() < oldest) {
+                    oldest = head.timestamp();
+                    next = e.getKey();
+                }
+            }
+            if (next == null) {
+                idleSince = 0;
+                break;
+            }
+            if (waiting) {
+                long now = System.nanoTime();
+                if (idleSince == 0) {
+                    idleSince = now;
+                }
+                if (now - idleSince < MAX_IDLE.toNanos()) {
+                    break;
+                }
+            } else {
+                idleSince = 0;
+            }
+            ArrayDeque<ConsumerRecord<byte[], byte[]>> q = queues.get(next);
+            ConsumerRecord<byte[], byte[]> r = q.pollFirst();
+            buffer(r.partition()).accept(r.topic(), r.partition(), r.offset(), r.key(), r.value(), r.timestamp(), r.headers());
+            positions.put(next, r.offset() + 1);
+            taken++;
+            if (q.size() == RESUME_AT && consumer.paused().contains(next)) {
+                consumer.resume(List.of(next));
+            }
+        }
+        return taken;
+    }
+
+    private IngestBuffer buffer(int partition) {
+        IngestBuffer b = buffers.get(partition);
+        if (b == null) {
+            b = new IngestBuffer(inputs.get(0), inputs.get(1), writeSerde.deserializer(), capacitySerde.deserializer(),
+                    check, tickMs, sink);
+            buffers.put(partition, b);
+        }
+        return b;
+    }
+
     private boolean dirty() {
-        return !positions.isEmpty() || !pending.isEmpty() || buffer.clustersHeld() > 0;
+        return !positions.isEmpty() || !pending.isEmpty() || buffers.values().stream().anyMatch(b -> b.clustersHeld() > 0);
     }
 
     private boolean commitDue() {
@@ -327,7 +434,7 @@ public final class IngestLoop {
 
     /** One transaction: everything buffered, the dead letters, and the offsets they came from. */
     private void commit() {
-        buffer.flushAll();
+        buffers.values().forEach(IngestBuffer::flushAll);
         if (!pending.isEmpty() || !positions.isEmpty()) {
             producer.beginTransaction();
             for (ProducerRecord<byte[], byte[]> r : pending) {
@@ -363,7 +470,9 @@ public final class IngestLoop {
     }
 
     private void dropState() {
-        buffer.clear();
+        buffers.clear();
+        queues.clear(); // a new consumer is assigned afresh
+        idleSince = 0;
         pending.clear();
         positions.clear();
         lost = false;
