@@ -135,7 +135,7 @@ public final class IngestLoop {
             Consumer<Throwable> onFailure) {
         this.settings = settings;
         this.transactionalId = settings.applicationId() + "-ingest-" + instanceId + "-" + index;
-        this.name = settings.applicationId() + "-ingest-" + index;
+        this.name = transactionalId; // unique per instance: client ids, thread and metric names
         this.partialsTopic = partialsTopic;
         Topics topics = settings.topics();
         this.dlqTopic = topics.dlq();
