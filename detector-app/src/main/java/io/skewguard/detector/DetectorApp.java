@@ -1,13 +1,26 @@
 package io.skewguard.detector;
 
 import io.skewguard.detector.replay.ReplayCommand;
-import io.skewguard.detector.stream.IngestDrain;
+import io.skewguard.detector.ingest.IngestLoop;
+import io.skewguard.schemas.Topics;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import picocli.CommandLine;
@@ -19,9 +32,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code detector}: runs the detector's Kafka Streams application until SIGTERM / Ctrl-C, then
- * shuts it down in order ({@link Running#close()}: ingest buffers drained, last commit, group left). Lifecycle only: configuration is
- * {@link DetectorSettings}, wiring {@link DetectorTopology}.
+ * {@code detector}: runs the detector (stage one: {@link IngestLoop}s on the plain Kafka clients;
+ * stage two: the Kafka Streams application of {@link DetectorTopology}) until SIGTERM / Ctrl-C,
+ * then shuts it down in order ({@link Running#close()}: ingest buffers handed on and committed with
+ * their offsets, then Streams' last commit, group left). Lifecycle only: configuration is
+ * {@link DetectorSettings}.
  */
 @Command(name = "detector", mixinStandardHelpOptions = true, version = "skewguard detector 0.1.0",
         subcommands = ReplayCommand.class,
@@ -70,6 +85,10 @@ public final class DetectorApp implements Callable<Integer> {
                 stopped.countDown();
             }
         });
+        running.onFailure(() -> {
+            exit.set(1);
+            stopped.countDown();
+        });
         Thread hook = new Thread(() -> {
             running.close();
             stopped.countDown();
@@ -81,38 +100,84 @@ public final class DetectorApp implements Callable<Integer> {
         out.flush();
         stopped.await();
         if (exit.get() != 0) {
-            err.println("detector: Kafka Streams failed; see the log");
+            err.println("detector: Kafka Streams or an ingest loop failed; see the log");
             err.flush();
         }
         running.close();
         return exit.get();
     }
 
-    /** Builds and starts the detector's Kafka Streams application for {@code settings}. */
+    /**
+     * Starts the detector for {@code settings}: creates {@code <application-id>-partials} if it is
+     * missing (as many partitions as the larger input topic), starts stage two (Kafka Streams) and
+     * {@code ingest-threads} ingest loops (stage one).
+     */
     public static Running start(DetectorSettings settings) {
-        IngestDrain drain = new IngestDrain();
-        KafkaStreams streams = new KafkaStreams(DetectorTopology.build(settings, drain), settings.streamsProperties());
+        ensurePartialsTopic(settings);
+        KafkaStreams streams = new KafkaStreams(DetectorTopology.build(settings), settings.streamsProperties());
+        Running running = new Running(streams, settings);
         streams.setUncaughtExceptionHandler(e -> {
             LOG.error("detector stream thread failed; shutting the client down", e);
             return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
         });
         streams.start();
-        return new Running(streams, drain, settings);
+        String instance = settings.instanceId().isBlank() ? UUID.randomUUID().toString() : settings.instanceId();
+        for (int i = 0; i < settings.ingestThreads(); i++) {
+            IngestLoop loop = new IngestLoop(settings, settings.partialsTopic(), instance, i, e -> running.failed());
+            running.loops.add(loop);
+            loop.start();
+        }
+        return running;
+    }
+
+    private static void ensurePartialsTopic(DetectorSettings settings) {
+        String partials = settings.partialsTopic();
+        Topics topics = settings.topics();
+        try (Admin admin = Admin.create(settings.adminProperties())) {
+            Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+            if (existing.contains(partials)) {
+                return;
+            }
+            int partitions = 1;
+            for (String input : List.of(topics.nodeWrites(), topics.nodeCapacity())) {
+                if (!existing.contains(input)) {
+                    throw new IllegalStateException("input topic " + input + " does not exist");
+                }
+                TopicDescription d = admin.describeTopics(List.of(input)).allTopicNames().get(30, TimeUnit.SECONDS).get(input);
+                partitions = Math.max(partitions, d.partitions().size());
+            }
+            try {
+                admin.createTopics(List.of(new NewTopic(partials, Optional.of(partitions), Optional.empty())))
+                        .all().get(30, TimeUnit.SECONDS);
+                LOG.info("created topic {} with {} partition(s)", partials, partitions);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof TopicExistsException)) {
+                    throw e;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while checking topic " + partials, e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot check or create topic " + partials + ": " + e.getMessage(), e);
+        }
     }
 
     /**
-     * A started detector. {@link #close()} is the orderly shutdown: drain the ingest buffers
-     * ({@link IngestDrain}), then close Kafka Streams (last commit) and leave the group so that a
-     * replacement instance need not wait for this one's session timeout. Idempotent.
+     * A started detector. {@link #close()} is the orderly shutdown: every ingest loop hands on what
+     * it buffers and commits it with its input offsets, then Kafka Streams closes (last commit) and
+     * leaves the group so that a replacement instance need not wait for this one's session timeout.
+     * Idempotent.
      */
     public static final class Running implements AutoCloseable {
         private final KafkaStreams streams;
-        private final IngestDrain drain;
         private final DetectorSettings settings;
+        private final List<IngestLoop> loops = new CopyOnWriteArrayList<>();
+        private volatile Runnable failureListener = () -> {};
+        private volatile boolean failed;
 
-        Running(KafkaStreams streams, IngestDrain drain, DetectorSettings settings) {
+        Running(KafkaStreams streams, DetectorSettings settings) {
             this.streams = streams;
-            this.drain = drain;
             this.settings = settings;
         }
 
@@ -120,11 +185,37 @@ public final class DetectorApp implements Callable<Integer> {
             return streams;
         }
 
-        /** Waits until the application is RUNNING, at most {@code timeout}; false if it did not get there. */
+        /** The ingest loops (stage one). */
+        public List<IngestLoop> ingestLoops() {
+            return List.copyOf(loops);
+        }
+
+        /** The sum of an ingest metric over the loops, e.g. {@code records-ingested-total}. */
+        public double ingestMetric(String name) {
+            return loops.stream().mapToDouble(l -> l.metrics().value(name)).sum();
+        }
+
+        /** Called once an ingest loop stopped on an error it does not retry. */
+        public void onFailure(Runnable listener) {
+            this.failureListener = listener;
+            if (failed) {
+                listener.run();
+            }
+        }
+
+        void failed() {
+            failed = true;
+            failureListener.run();
+        }
+
+        /**
+         * Waits until Kafka Streams is RUNNING and every ingest loop has its first assignment, at
+         * most {@code timeout}; false if it did not get there.
+         */
         public boolean awaitRunning(Duration timeout) throws InterruptedException {
             long deadline = System.nanoTime() + timeout.toNanos();
-            while (streams.state() != KafkaStreams.State.RUNNING) {
-                if (System.nanoTime() > deadline || !streams.state().isRunningOrRebalancing()) {
+            while (streams.state() != KafkaStreams.State.RUNNING || !loops.stream().allMatch(IngestLoop::joined)) {
+                if (System.nanoTime() > deadline || !streams.state().isRunningOrRebalancing() || failed) {
                     return false;
                 }
                 Thread.sleep(20);
@@ -134,16 +225,26 @@ public final class DetectorApp implements Callable<Integer> {
 
         @Override
         public synchronized void close() {
-            if (streams.state().isRunningOrRebalancing()) {
-                drain.request();
+            for (IngestLoop loop : loops) {
                 try {
-                    Duration wait = settings.commitInterval().plus(IngestDrain.CHECK_INTERVAL).plusSeconds(10);
-                    if (!drain.awaitDrained(wait)) {
-                        LOG.warn("ingest buffers not drained within {}; closing anyway", wait);
+                    if (!loop.stop(Duration.ofSeconds(30))) {
+                        LOG.warn("{} did not stop within 30 s", loop.name());
                     }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
+            }
+            streams.close(new KafkaStreams.CloseOptions().leaveGroup(true).timeout(Duration.ofSeconds(30)));
+        }
+
+        /**
+         * Stops as a crash of stage one would: the ingest loops drop their buffers and abandon their
+         * clients without any flush or commit ({@link IngestLoop#halt}); then Kafka Streams is closed
+         * as usual. For tests of the recovery path.
+         */
+        public synchronized void halt() throws InterruptedException {
+            for (IngestLoop loop : loops) {
+                loop.halt(Duration.ofSeconds(30));
             }
             streams.close(new KafkaStreams.CloseOptions().leaveGroup(true).timeout(Duration.ofSeconds(30)));
         }

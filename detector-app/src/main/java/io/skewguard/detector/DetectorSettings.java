@@ -19,6 +19,10 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 
 /**
@@ -59,6 +63,8 @@ public record DetectorSettings(
         String processingGuarantee,
         Duration commitInterval,
         int streamThreads,
+        int ingestThreads,
+        String instanceId,
         String stateDir,
         Map<String, String> kafka) {
 
@@ -107,6 +113,10 @@ public record DetectorSettings(
     public static final String DEFAULT_COMMIT_INTERVAL = "1s";
     public static final String THREADS = "threads";
     public static final String DEFAULT_THREADS = "1";
+    public static final String INGEST_THREADS = "ingest-threads";
+    public static final String DEFAULT_INGEST_THREADS = "1";
+    public static final String INSTANCE_ID = "instance-id";
+    public static final String DEFAULT_INSTANCE_ID = "";
     public static final String STATE_DIR = "state-dir";
     public static final String DEFAULT_STATE_DIR = "";
 
@@ -133,8 +143,8 @@ public record DetectorSettings(
             throw new IllegalArgumentException("thresholds must be >= 0 and hysteresis in [0, 1)");
         }
         if (flushInterval.isNegative() || flushInterval.isZero() || commitInterval.isNegative()
-                || maxFuture.isNegative() || topSlots < 0 || maxSlots < 1 || streamThreads < 1) {
-            throw new IllegalArgumentException("flush interval must be > 0, max-slots and threads >= 1, "
+                || maxFuture.isNegative() || topSlots < 0 || maxSlots < 1 || streamThreads < 1 || ingestThreads < 1) {
+            throw new IllegalArgumentException("flush interval must be > 0, max-slots, threads and ingest-threads >= 1, "
                     + "commit interval, max-future and top-slots >= 0");
         }
         new Topics(topicPrefix);
@@ -230,6 +240,8 @@ public record DetectorSettings(
                 v.get(PROCESSING_GUARANTEE),
                 duration(COMMIT_INTERVAL, v.get(COMMIT_INTERVAL)),
                 integer(THREADS, v.get(THREADS)),
+                integer(INGEST_THREADS, v.get(INGEST_THREADS)),
+                v.get(INSTANCE_ID).trim(),
                 v.get(STATE_DIR),
                 kafka);
     }
@@ -256,6 +268,8 @@ public record DetectorSettings(
         d.put(PROCESSING_GUARANTEE, DEFAULT_PROCESSING_GUARANTEE);
         d.put(COMMIT_INTERVAL, DEFAULT_COMMIT_INTERVAL);
         d.put(THREADS, DEFAULT_THREADS);
+        d.put(INGEST_THREADS, DEFAULT_INGEST_THREADS);
+        d.put(INSTANCE_ID, DEFAULT_INSTANCE_ID);
         d.put(STATE_DIR, DEFAULT_STATE_DIR);
         return java.util.Collections.unmodifiableMap(d);
     }
@@ -341,6 +355,69 @@ public record DetectorSettings(
         return p;
     }
 
+    /** The topic stage one writes its partials to and stage two reads: {@code <application-id>-partials}. */
+    public String partialsTopic() {
+        return applicationId + "-partials";
+    }
+
+    /** The consumer group of the ingest loops: {@code <application-id>-ingest}. */
+    public String ingestGroupId() {
+        return applicationId + "-ingest";
+    }
+
+    /**
+     * Properties of an ingest loop's consumer: the pass-through keys a consumer knows (and
+     * {@code consumer.}-prefixed ones, prefix removed), then group {@link #ingestGroupId()},
+     * {@code read_committed}, no auto commit, 2000 records per poll, {@code earliest} unless given.
+     */
+    public Properties ingestConsumerProperties(String clientId) {
+        Properties p = clientProperties(ConsumerConfig.configNames(), "consumer.");
+        p.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, ingestGroupId());
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        return p;
+    }
+
+    /**
+     * Properties of an ingest loop's transactional producer: the pass-through keys a producer
+     * knows (and {@code producer.}-prefixed ones), then {@code transactional.id}; transaction
+     * timeout 10 s unless given (what a crashed loop's open transaction can block, at most).
+     */
+    public Properties ingestProducerProperties(String transactionalId) {
+        Properties p = clientProperties(ProducerConfig.configNames(), "producer.");
+        p.putIfAbsent(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "10000");
+        p.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, "5");
+        p.put(ProducerConfig.CLIENT_ID_CONFIG, transactionalId);
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        return p;
+    }
+
+    /** Properties of an admin client: the pass-through keys it knows, and the bootstrap servers. */
+    public Properties adminProperties() {
+        return clientProperties(AdminClientConfig.configNames(), "admin.");
+    }
+
+    private Properties clientProperties(Set<String> known, String prefix) {
+        Properties p = new Properties();
+        kafka.forEach((k, val) -> {
+            if (known.contains(k)) {
+                p.put(k, val);
+            }
+        });
+        kafka.forEach((k, val) -> {
+            if (k.startsWith(prefix) && known.contains(k.substring(prefix.length()))) {
+                p.put(k.substring(prefix.length()), val);
+            }
+        });
+        p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        return p;
+    }
+
     /** A copy with other values for some settings (names as in {@link #DEFAULTS}); for tests and tools. */
     public DetectorSettings with(Map<String, String> overrides) {
         Map<String, String> all = new LinkedHashMap<>(asMap());
@@ -372,6 +449,8 @@ public record DetectorSettings(
         m.put(PROCESSING_GUARANTEE, processingGuarantee);
         m.put(COMMIT_INTERVAL, commitInterval.toMillis() + "ms");
         m.put(THREADS, Integer.toString(streamThreads));
+        m.put(INGEST_THREADS, Integer.toString(ingestThreads));
+        m.put(INSTANCE_ID, instanceId);
         m.put(STATE_DIR, stateDir);
         return m;
     }

@@ -72,11 +72,17 @@ public final class SettingsFlags {
     @Option(names = "--processing-guarantee", description = "exactly_once_v2 or at_least_once (default: " + DetectorSettings.DEFAULT_PROCESSING_GUARANTEE + ").")
     String processingGuarantee;
 
-    @Option(names = "--commit-interval", paramLabel = "DURATION", description = "Kafka Streams commit interval (default: " + DetectorSettings.DEFAULT_COMMIT_INTERVAL + ").")
+    @Option(names = "--commit-interval", paramLabel = "DURATION", description = "Kafka Streams commit interval; also how soon the ingest loop commits output that is due (default: " + DetectorSettings.DEFAULT_COMMIT_INTERVAL + ").")
     String commitInterval;
 
-    @Option(names = "--threads", description = "Kafka Streams threads (default: " + DetectorSettings.DEFAULT_THREADS + ").")
+    @Option(names = "--threads", description = "Kafka Streams threads of stage two (default: " + DetectorSettings.DEFAULT_THREADS + ").")
     String threads;
+
+    @Option(names = "--ingest-threads", description = "Ingest loops (plain consumer + transactional producer each) in this process (default: " + DetectorSettings.DEFAULT_INGEST_THREADS + ").")
+    String ingestThreads;
+
+    @Option(names = "--instance-id", description = "Stable id of this instance, part of the ingest producers' transactional.id (default: a random one per start).")
+    String instanceId;
 
     @Option(names = "--state-dir", description = "Kafka Streams state directory (default: Kafka Streams' own).")
     String stateDir;
@@ -104,6 +110,8 @@ public final class SettingsFlags {
         put(m, DetectorSettings.PROCESSING_GUARANTEE, processingGuarantee);
         put(m, DetectorSettings.COMMIT_INTERVAL, commitInterval);
         put(m, DetectorSettings.THREADS, threads);
+        put(m, DetectorSettings.INGEST_THREADS, ingestThreads);
+        put(m, DetectorSettings.INSTANCE_ID, instanceId);
         put(m, DetectorSettings.STATE_DIR, stateDir);
         return m;
     }

@@ -2,6 +2,10 @@ package io.skewguard.detector.replay;
 
 import io.skewguard.detector.DetectorSettings;
 import io.skewguard.detector.DetectorTopology;
+import io.skewguard.detector.ingest.IngestBuffer;
+import io.skewguard.detector.ingest.IngestMetrics;
+import io.skewguard.detector.stream.PartialHeat;
+import io.skewguard.detector.stream.StateCodec;
 import io.skewguard.schemas.CapacityEvent;
 import io.skewguard.schemas.DeadLetter;
 import io.skewguard.schemas.ShardUsage;
@@ -25,9 +29,9 @@ import java.util.UUID;
 import java.util.stream.Stream;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
@@ -35,9 +39,11 @@ import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.test.TestRecord;
 
 /**
- * The detector's very topology ({@link DetectorTopology#build}) driven without a broker through
- * Kafka Streams' {@link TopologyTestDriver}: feed events, read the reports, alerts and dead
- * letters they caused. For replaying JSON-lines files ({@code detector replay}) and for users'
+ * The detector's very logic driven without a broker: stage one is the app's own
+ * {@link IngestBuffer} (what {@link io.skewguard.detector.ingest.IngestLoop} runs), whose partials
+ * are piped into stage two, the app's own topology ({@link DetectorTopology#build}), in Kafka
+ * Streams' {@link TopologyTestDriver}. Feed events, read the reports, alerts and dead letters they
+ * caused. For replaying JSON-lines files ({@code detector replay}) and for users'
  * own JUnit scenarios:
  *
  * <pre>{@code
@@ -50,9 +56,10 @@ import org.apache.kafka.streams.test.TestRecord;
  * }</pre>
  *
  * Every harness uses its own in-process schema registry scope. Inputs are sent as the Confluent
- * wire format a producer would write, keyed by node. After every input the harness advances the
- * driver's wall clock by the flush interval, so the ingest stage hands each event on at once:
- * results depend on the events alone, never on timing.
+ * wire format a producer would write, keyed by node, as if read from partition 0 of their topic
+ * (offsets counting from 0). After every input the harness flushes the ingest buffer, so stage one
+ * hands each event on at once: results depend on the events alone, never on timing. Only the
+ * transport differs from the app: no Kafka transaction, no partials topic on a broker.
  */
 public final class DetectorHarness implements AutoCloseable {
 
@@ -77,17 +84,19 @@ public final class DetectorHarness implements AutoCloseable {
     private final SchemaRegistrySerde<CapacityEvent> capacitySerde;
     private final SchemaRegistrySerde<SkewReport> reportSerde;
     private final SchemaRegistrySerde<SkewAlert> alertSerde;
-    private final TestInputTopic<byte[], byte[]> writes;
-    private final TestInputTopic<byte[], byte[]> capacities;
+    private final IngestBuffer ingest;
+    private final IngestMetrics ingestMetrics;
+    private final TestInputTopic<String, PartialHeat> partials;
     private final TestOutputTopic<String, SkewReport> reports;
     private final TestOutputTopic<String, SkewAlert> alerts;
-    private final TestOutputTopic<byte[], byte[]> dlq;
+    private long writesOffset;
+    private long capacitiesOffset;
     private final List<SkewReport> reportLog = new ArrayList<>();
     private final List<SkewAlert> alertLog = new ArrayList<>();
     private final List<DeadLetterRecord> deadLetterLog = new ArrayList<>();
     private final List<Output> pending = new ArrayList<>();
 
-    /** A harness running the topology of {@code settings} (its registry URL is replaced). */
+    /** A harness running the detector of {@code settings} (its registry URL is replaced). */
     public DetectorHarness(DetectorSettings settings) {
         this.registryScope = "detector-harness-" + UUID.randomUUID();
         this.settings = settings.with(Map.of(DetectorSettings.SCHEMA_REGISTRY_URL, "mock://" + registryScope));
@@ -105,11 +114,25 @@ public final class DetectorHarness implements AutoCloseable {
         this.reportSerde = SchemaRegistrySerde.of(SkewReport.class, serdeConfig, false);
         this.alertSerde = SchemaRegistrySerde.of(SkewAlert.class, serdeConfig, false);
         Topics topics = this.settings.topics();
-        this.writes = driver.createInputTopic(topics.nodeWrites(), new ByteArraySerializer(), new ByteArraySerializer());
-        this.capacities = driver.createInputTopic(topics.nodeCapacity(), new ByteArraySerializer(), new ByteArraySerializer());
+        this.partials = driver.createInputTopic(this.settings.partialsTopic(), new StringSerializer(),
+                StateCodec.partialSerde().serializer());
         this.reports = driver.createOutputTopic(topics.reports(), new StringDeserializer(), reportSerde.deserializer());
         this.alerts = driver.createOutputTopic(topics.alerts(), new StringDeserializer(), alertSerde.deserializer());
-        this.dlq = driver.createOutputTopic(topics.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        this.ingestMetrics = new IngestMetrics("harness", false);
+        this.ingest = new IngestBuffer(topics.nodeWrites(), topics.nodeCapacity(), writeSerde.deserializer(),
+                capacitySerde.deserializer(), this.settings.inputCheck(), this.settings.tick().toMillis(),
+                new IngestBuffer.Sink() {
+                    @Override
+                    public void partial(PartialHeat p) {
+                        partials.pipeInput(new TestRecord<>(p.cluster(), p, Instant.ofEpochMilli(Math.max(0, p.maxEventTime()))));
+                    }
+
+                    @Override
+                    public void deadLetter(IngestBuffer.DeadLetterOut d) {
+                        ingestMetrics.deadLetter();
+                        deadLetterLog.add(new DeadLetterRecord(d.key(), d.value(), DeadLetter.fromHeaders(d.headers())));
+                    }
+                });
     }
 
     public DetectorSettings settings() {
@@ -149,13 +172,15 @@ public final class DetectorHarness implements AutoCloseable {
 
     /** Sends bytes as they are to the writes topic (to exercise the dead-letter path). */
     public DetectorHarness sendRawWrite(byte[] key, byte[] value, long timestamp) {
-        writes.pipeInput(new TestRecord<>(key, value, Instant.ofEpochMilli(Math.max(0, timestamp))));
+        ingest.accept(settings.topics().nodeWrites(), 0, writesOffset++, key, value, Math.max(0, timestamp),
+                new RecordHeaders());
         return settle();
     }
 
     /** Sends bytes as they are to the capacity topic. */
     public DetectorHarness sendRawCapacity(byte[] key, byte[] value, long timestamp) {
-        capacities.pipeInput(new TestRecord<>(key, value, Instant.ofEpochMilli(Math.max(0, timestamp))));
+        ingest.accept(settings.topics().nodeCapacity(), 0, capacitiesOffset++, key, value, Math.max(0, timestamp),
+                new RecordHeaders());
         return settle();
     }
 
@@ -195,9 +220,12 @@ public final class DetectorHarness implements AutoCloseable {
         return out;
     }
 
-    /** The sum of a detector metric over all tasks, e.g. {@code dead-letter-total}. */
+    /**
+     * The sum of a detector metric over stage two's tasks and stage one, e.g.
+     * {@code dead-letter-total} or {@code late-heat-dropped-total}.
+     */
     public double metric(String name) {
-        double sum = 0;
+        double sum = ingestMetrics.value(name);
         for (Map.Entry<MetricName, ? extends Metric> e : driver.metrics().entrySet()) {
             if (e.getKey().name().equals(name) && e.getKey().group().contains("skewguard-detector")) {
                 sum += ((Number) e.getValue().metricValue()).doubleValue();
@@ -207,7 +235,7 @@ public final class DetectorHarness implements AutoCloseable {
     }
 
     private DetectorHarness settle() {
-        driver.advanceWallClockTime(settings.flushInterval());
+        ingest.flushAll();
         drain();
         return this;
     }
@@ -223,10 +251,6 @@ public final class DetectorHarness implements AutoCloseable {
                 .sorted(Comparator.comparingLong(DetectorHarness::time).thenComparing(DetectorHarness::cluster)
                         .thenComparingInt(o -> o instanceof AlertOutput ? 0 : 1))
                 .forEach(pending::add);
-        while (!dlq.isEmpty()) {
-            TestRecord<byte[], byte[]> r = dlq.readRecord();
-            deadLetterLog.add(new DeadLetterRecord(r.key(), r.value(), DeadLetter.fromHeaders(r.headers())));
-        }
     }
 
     private static long time(Output o) {
@@ -252,6 +276,7 @@ public final class DetectorHarness implements AutoCloseable {
             capacitySerde.close();
             reportSerde.close();
             alertSerde.close();
+            ingestMetrics.close();
             MockSchemaRegistry.drop(registryScope);
             deleteQuietly(stateDir);
         }

@@ -83,7 +83,7 @@ public final class ClusterProcessor implements Processor<String, PartialHeat, St
         Cluster c = clusters.computeIfAbsent(p.cluster(), this::load);
         ClusterDetector.Result r = c.detector().apply(p.buckets(), p.capacities(), p.maxEventTime());
 
-        // the partial's position in the repartition topic: unique, and the same when reprocessed
+        // the partial's position in the partials topic: unique, and the same when reprocessed
         RecordMetadata m = context.recordMetadata().orElseThrow();
         String source = m.partition() + ":" + m.offset();
         for (BucketHeat h : r.accepted()) {

@@ -5,20 +5,16 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
 
 /**
  * The detector's own Kafka Streams metrics, in group {@code stream-skewguard-detector-metrics}
- * with tag {@code skewguard-detector-id = <task id>}: {@code dead-letter-total/-rate} (records
- * sent to the dead-letter topic), {@code late-heat-dropped-total/-rate} (heat buckets the
+ * with tag {@code skewguard-detector-id = <task id>}: {@code late-heat-dropped-total/-rate} (heat buckets the
  * per-cluster stage received after their window had passed) and {@code ticks-skipped-total/-rate}
- * (ticks skipped across a long gap in a cluster's stream time).
+ * (ticks skipped across a long gap in a cluster's stream time). The ingest stage's metrics are
+ * {@link io.skewguard.detector.ingest.IngestMetrics}.
  */
 public final class DetectorMetrics {
 
     public static final String SCOPE = "skewguard-detector";
 
     private DetectorMetrics() {}
-
-    static Sensor deadLetterSensor(ProcessorContext<?, ?> context) {
-        return sensor(context, "dead-letter");
-    }
 
     static Sensor lateHeatSensor(ProcessorContext<?, ?> context) {
         return sensor(context, "late-heat-dropped");

@@ -18,7 +18,7 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.Serializer;
 
 /**
- * Binary encoding of the detector's internal data: the repartitioned {@link PartialHeat}s and the
+ * Binary encoding of the detector's internal data: the {@link PartialHeat}s of the partials topic and the
  * values of its state stores. Internal topics and changelogs only (never a public contract), so a
  * compact hand-written format with a leading version byte instead of Avro.
  */
@@ -28,7 +28,7 @@ public final class StateCodec {
 
     private StateCodec() {}
 
-    /** Serde of {@link PartialHeat} for the repartition topic. */
+    /** Serde of {@link PartialHeat} for the partials topic ({@code <application-id>-partials}). */
     public static Serde<PartialHeat> partialSerde() {
         Serializer<PartialHeat> ser = (topic, p) -> p == null ? null : encode(out -> writePartial(out, p));
         Deserializer<PartialHeat> de = (topic, b) -> b == null ? null : decode(b, StateCodec::readPartial);

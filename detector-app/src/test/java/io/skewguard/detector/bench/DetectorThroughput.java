@@ -44,19 +44,20 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * <ol>
  *   <li>times a plain consumer (assign, no group, 2000 records per poll) reading and decoding them
  *       with the Confluent-wire serde;
- *   <li>times the detector (defaults: exactly_once_v2, commit 1 s, window 60 s, tick 10 s) from
- *       RUNNING until Kafka Streams' {@code process-total} reaches the input count (the time until
- *       every offset is also committed is printed too);
+ *   <li>times the detector (defaults: exactly-once, flush and commit 1 s, window 60 s, tick 10 s)
+ *       from running (Kafka Streams RUNNING, every ingest loop assigned) until its ingest loops
+ *       have taken every input record ({@code records-ingested-total}), and until every input
+ *       offset is also committed, i.e. its heat handed on to stage two in a committed transaction;
  *   <li>measures the heap the detector held after the whole input (two minutes of event time,
  *       more than a full window): live heap (after full GC) while it runs minus live heap once it
  *       is closed;
  * </ol>
  *
- * The three run in {@value #ROUNDS} interleaved rounds; the table gives medians and the range of
+ * The two run in {@value #ROUNDS} interleaved rounds; the table gives medians and the range of
  * the per-round ratio.
  *
  * Run: see docs/detector-benchmark.md. Arguments: {@code [events] [partitions] [nodes,...]
- * [stream threads]}, defaults {@code 2000000 4 48,512 1}; slots are 4096.
+ * [ingest threads]}, defaults {@code 2000000 4 48,512 1}; slots are 4096.
  */
 public final class DetectorThroughput {
 
@@ -82,8 +83,8 @@ public final class DetectorThroughput {
             }
         }
         System.out.println();
-        System.out.println("| nodes × slots | events | stream threads | plain consumer (read + decode) events/s, median | Kafka Streams read + decode only, events/s, median (÷ consumer) | detector events/s, median | ratio detector / consumer (medians; per-round range) | detector heap after a full window |");
-        System.out.println("|---|---|---|---|---|---|---|---|");
+        System.out.println("| nodes × slots | events | ingest threads | plain consumer (read + decode) events/s, median | detector events/s (all input taken), median | ratio detector / consumer (medians; per-round range) | detector events/s (all input committed), median | ratio, committed / consumer | detector heap after a full window |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|");
         rows.forEach(System.out::println);
     }
 
@@ -102,30 +103,30 @@ public final class DetectorThroughput {
         Map<TopicPartition, Long> ends = endOffsets(kafka, topics, partitions);
         // interleaved rounds, median of each: the machine is noisy (the same run varies by 2x)
         List<Double> plains = new ArrayList<>();
-        List<Double> floors = new ArrayList<>();
         List<Double> detectors = new ArrayList<>();
+        List<Double> committedRates = new ArrayList<>();
         List<Double> ratios = new ArrayList<>();
         List<Long> heaps = new ArrayList<>();
         for (int round = 1; round <= ROUNDS; round++) {
             double c = plainConsumer(kafka, topics, writeSerde, events);
             System.out.printf("%d nodes, round %d: plain consumer %.0f events/s%n", nodes, round, c);
-            double f = streamsFloor(kafka, topics, writeSerde, total, threads, nodes + "-" + round);
-            System.out.printf("%d nodes, round %d: Kafka Streams read + decode only %.0f events/s%n", nodes, round, f);
             Measured d = detector(kafka, topics, serdeConfig, nodes + "-" + round, round, threads, total, ends);
-            System.out.printf("%d nodes, round %d: detector %.0f events/s, heap held %.1f MB%n", nodes, round, d.rate(), d.heap() / 1e6);
+            System.out.printf("%d nodes, round %d: detector %.0f events/s (committed: %.0f), heap held %.1f MB%n",
+                    nodes, round, d.rate(), d.committedRate(), d.heap() / 1e6);
             plains.add(c);
-            floors.add(f);
             detectors.add(d.rate());
+            committedRates.add(d.committedRate());
             ratios.add(d.rate() / c);
             heaps.add(d.heap());
         }
         double plain = median(plains);
-        double floor = median(floors);
         double detector = median(detectors);
-        return String.format("| %d × %d | %,d | %s | %,.0f | %,.0f (%.2f) | %,.0f | %.2f (rounds %.2f–%.2f) | %.0f–%.0f MB |",
-                nodes, SLOTS, events, threads, plain, floor, floor / plain, detector, detector / plain,
+        double committed = median(committedRates);
+        return String.format("| %d × %d | %,d | %s | %,.0f | %,.0f | %.2f (rounds %.2f–%.2f) | %,.0f | %.2f | %.0f–%.0f MB |",
+                nodes, SLOTS, events, threads, plain, detector, detector / plain,
                 ratios.stream().mapToDouble(Double::doubleValue).min().orElse(0),
                 ratios.stream().mapToDouble(Double::doubleValue).max().orElse(0),
+                committed, committed / plain,
                 heaps.stream().mapToLong(Long::longValue).min().orElse(0) / 1e6,
                 heaps.stream().mapToLong(Long::longValue).max().orElse(0) / 1e6);
     }
@@ -137,7 +138,7 @@ public final class DetectorThroughput {
         return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
-    private record Measured(double rate, long heap) {}
+    private record Measured(double rate, double committedRate, long heap) {}
 
     private static Measured detector(EmbeddedKafka kafka, Topics topics, Map<String, Object> serdeConfig, String id,
             int round, String threads, long total, Map<TopicPartition, Long> ends) throws Exception {
@@ -147,26 +148,28 @@ public final class DetectorThroughput {
                 DetectorSettings.SCHEMA_REGISTRY_URL, "mock://detector-bench",
                 DetectorSettings.APPLICATION_ID, "detector-bench-" + id,
                 DetectorSettings.TOPIC_PREFIX, topics.prefix(),
-                DetectorSettings.THREADS, threads,
+                DetectorSettings.INGEST_THREADS, threads,
                 DetectorSettings.STATE_DIR, state.toString()));
         double rate;
+        double committedRate;
         long heapRunning;
         try (DetectorApp.Running app = DetectorApp.start(settings)) {
             if (!app.awaitRunning(Duration.ofSeconds(60))) {
                 throw new IllegalStateException("detector did not start");
             }
             long start = System.nanoTime();
-            // Kafka Streams' own count of records processed (input and the few repartitioned
-            // partials): the input is through once it reaches the input count
-            while (processed(app) < total) {
+            // the ingest loops' own count of input records taken (decoded, checked, buffered)
+            while (app.ingestMetric("records-ingested-total") < total) {
                 Thread.sleep(5);
             }
             double seconds = (System.nanoTime() - start) / 1e9;
-            while (!caughtUp(kafka, settings.applicationId(), ends)) {
-                Thread.sleep(20);
+            // every input offset committed: all heat handed on to stage two in committed transactions
+            while (!caughtUp(kafka, settings.ingestGroupId(), ends)) {
+                Thread.sleep(5);
             }
             double committed = (System.nanoTime() - start) / 1e9;
             rate = total / seconds;
+            committedRate = total / committed;
             System.out.printf("detector %s processed %d records in %.2f s (all committed after %.2f s)%n",
                     id, total, seconds, committed);
             // ticks T0+10 s .. T0+80 s: stream time ends just before T0+120 s, minus the 30 s grace
@@ -179,7 +182,7 @@ public final class DetectorThroughput {
             heapRunning = usedHeapAfterGc();
         }
         // what the running detector held: live heap while running minus live heap once it is closed
-        return new Measured(rate, heapRunning - usedHeapAfterGc());
+        return new Measured(rate, committedRate, heapRunning - usedHeapAfterGc());
     }
 
     /** One cluster, {@code events} writes over two minutes of event time; node 0 takes 5× its share. */
@@ -267,71 +270,6 @@ public final class DetectorThroughput {
 
     private static long total(EmbeddedKafka kafka, Topics topics, int partitions) throws Exception {
         return endOffsets(kafka, topics, partitions).values().stream().mapToLong(Long::longValue).sum();
-    }
-
-    /**
-     * The floor Kafka Streams itself sets here: the same source (both topics, bytes), the same
-     * guarantee and commit interval, a processor that only decodes. No detector can beat it.
-     */
-    private static double streamsFloor(EmbeddedKafka kafka, Topics topics, SchemaRegistrySerde<WriteEvent> serde,
-            long total, String threads, String id) throws Exception {
-        org.apache.kafka.streams.StreamsBuilder b = new org.apache.kafka.streams.StreamsBuilder();
-        b.stream(List.of(topics.nodeWrites(), topics.nodeCapacity()),
-                        org.apache.kafka.streams.kstream.Consumed.with(
-                                org.apache.kafka.common.serialization.Serdes.ByteArray(),
-                                org.apache.kafka.common.serialization.Serdes.ByteArray()))
-                .process(() -> new org.apache.kafka.streams.processor.api.Processor<byte[], byte[], Void, Void>() {
-                    private String topic;
-                    private org.apache.kafka.streams.processor.api.ProcessorContext<Void, Void> context;
-                    private long sink;
-
-                    @Override
-                    public void init(org.apache.kafka.streams.processor.api.ProcessorContext<Void, Void> c) {
-                        context = c;
-                    }
-
-                    @Override
-                    public void process(org.apache.kafka.streams.processor.api.Record<byte[], byte[]> r) {
-                        topic = context.recordMetadata().orElseThrow().topic();
-                        if (topic.equals(topics.nodeWrites())) {
-                            sink += serde.deserializer().deserialize(topic, r.headers(), r.value()).getBytes();
-                        }
-                    }
-                });
-        Properties props = new Properties();
-        props.put("application.id", "streams-floor-" + id);
-        props.put("bootstrap.servers", kafka.bootstrapServers());
-        props.put("processing.guarantee", "exactly_once_v2");
-        props.put("commit.interval.ms", "1000");
-        props.put("num.stream.threads", threads);
-        props.put("state.dir", Files.createTempDirectory("streams-floor").toString());
-        try (org.apache.kafka.streams.KafkaStreams streams = new org.apache.kafka.streams.KafkaStreams(b.build(), props)) {
-            streams.start();
-            while (streams.state() != org.apache.kafka.streams.KafkaStreams.State.RUNNING) {
-                Thread.sleep(20);
-            }
-            long start = System.nanoTime();
-            while (processed(streams) < total) {
-                Thread.sleep(5);
-            }
-            double rate = total / ((System.nanoTime() - start) / 1e9);
-            streams.close(Duration.ofSeconds(30));
-            return rate;
-        }
-    }
-
-    private static long processed(DetectorApp.Running app) {
-        return processed(app.streams());
-    }
-
-    private static long processed(org.apache.kafka.streams.KafkaStreams streams) {
-        double sum = 0;
-        for (var e : streams.metrics().entrySet()) {
-            if (e.getKey().name().equals("process-total") && e.getKey().group().equals("stream-thread-metrics")) {
-                sum += ((Number) e.getValue().metricValue()).doubleValue();
-            }
-        }
-        return (long) sum;
     }
 
     private static boolean caughtUp(EmbeddedKafka kafka, String group, Map<TopicPartition, Long> ends) throws Exception {

@@ -1,13 +1,13 @@
-package io.skewguard.detector.stream;
+package io.skewguard.detector.ingest;
 
 import io.skewguard.detector.policy.BucketHeat;
 import io.skewguard.detector.policy.InputCheck;
 import io.skewguard.detector.policy.NodeCapacity;
+import io.skewguard.detector.stream.PartialHeat;
 import io.skewguard.schemas.CapacityEvent;
 import io.skewguard.schemas.DeadLetter;
 import io.skewguard.schemas.ShardUsage;
 import io.skewguard.schemas.WriteEvent;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -16,38 +16,40 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.serialization.Deserializer;
-import org.apache.kafka.streams.processor.PunctuationType;
-import org.apache.kafka.streams.processor.api.Processor;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
-import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Stage one, on the node-keyed input topics (bytes): decodes each record itself, so that an
- * undecodable one reaches the dead-letter topic with its original bytes; validates it
- * ({@link InputCheck}); and adds it to an in-memory per-cluster buffer of per-tick heat and latest
- * capacities. No state store is touched per record.
+ * Stage one's logic, free of any Kafka client: takes the raw records of the node-keyed input
+ * topics, decodes each itself (so that an undecodable one reaches the dead-letter topic with its
+ * original bytes), validates it ({@link InputCheck}) and adds it to an in-memory per-cluster
+ * buffer of per-tick heat and latest capacities.
  *
- * <p>The buffer of a cluster is forwarded as one {@link PartialHeat} (keyed by cluster, for the
- * repartition to the per-cluster stage) when a record opens a newer tick bucket of that cluster,
- * every flush interval of wall-clock time, and once an orderly shutdown asks for a drain
- * ({@link IngestDrain}). So the per-cluster stage sees a few compact records per tick and task
- * instead of every event.
+ * <p>What it hands on goes to its {@link Sink}: a cluster's buffer as one {@link PartialHeat}
+ * when a record opens a newer tick bucket of that cluster and on {@link #flushAll()}; a refused
+ * record at once as a {@link DeadLetterOut}. The caller decides when to flush and how the output
+ * travels: {@link IngestLoop} in the running app (in one Kafka transaction with the input offsets),
+ * {@code replay.DetectorHarness} in the replay harness (straight into a TopologyTestDriver of
+ * stage two).
  *
- * <p>Limit: heat buffered when a task is taken away without a drain (a crash, or a rebalance that
- * moves the task) is not handed on: at most one flush interval of that task's heat is then
- * missing from the windows covering it. It is never counted twice.
- *
- * <p>Per cluster the task keeps its stream time (highest event time seen, in memory) for the
- * lateness and future checks.
+ * <p>Per cluster it keeps its stream time (highest event time seen, in memory) for the lateness
+ * and future checks. Not thread-safe: one buffer per ingest loop.
  */
-public final class IngestProcessor implements Processor<byte[], byte[], Object, IngestOutput> {
+public final class IngestBuffer {
 
-    private static final Logger LOG = LoggerFactory.getLogger(IngestProcessor.class);
+    /** Receives what the buffer hands on. */
+    public interface Sink {
+        void partial(PartialHeat partial);
+
+        void deadLetter(DeadLetterOut letter);
+    }
+
+    /** A refused input record: its original key, value and timestamp, and the dead-letter headers. */
+    public record DeadLetterOut(byte[] key, byte[] value, long timestamp, Headers headers, String reason) {}
+
+    private static final Logger LOG = LoggerFactory.getLogger(IngestBuffer.class);
 
     private final String writesTopic;
     private final String capacityTopic;
@@ -55,84 +57,77 @@ public final class IngestProcessor implements Processor<byte[], byte[], Object, 
     private final Deserializer<CapacityEvent> capacities;
     private final InputCheck check;
     private final long tickMs;
-    private final Duration flushInterval;
-    private final IngestDrain drain;
+    private final Sink sink;
     private final Map<String, ClusterBuffer> buffers = new LinkedHashMap<>();
     private ClusterBuffer lastBuffer;
-    private ProcessorContext<Object, IngestOutput> context;
-    private Sensor deadLetters;
 
-    public IngestProcessor(
-            String writesTopic, String capacityTopic,
+    public IngestBuffer(String writesTopic, String capacityTopic,
             Deserializer<WriteEvent> writes, Deserializer<CapacityEvent> capacities,
-            InputCheck check, long tickMs, Duration flushInterval, IngestDrain drain) {
+            InputCheck check, long tickMs, Sink sink) {
         this.writesTopic = writesTopic;
         this.capacityTopic = capacityTopic;
         this.writes = writes;
         this.capacities = capacities;
         this.check = check;
         this.tickMs = tickMs;
-        this.flushInterval = flushInterval;
-        this.drain = drain;
+        this.sink = sink;
     }
 
-    @Override
-    public void init(ProcessorContext<Object, IngestOutput> context) {
-        // a revived task re-initialises the same instance; its input is read again from the last commit
-        buffers.clear();
-        lastBuffer = null;
-        this.context = context;
-        this.deadLetters = DetectorMetrics.deadLetterSensor(context);
-        context.schedule(flushInterval, PunctuationType.WALL_CLOCK_TIME, now -> flushAll());
-        drain.opened(this);
-        context.schedule(IngestDrain.CHECK_INTERVAL, PunctuationType.WALL_CLOCK_TIME, now -> {
-            if (drain.requested()) {
-                flushAll();
-                context.commit();
-                drain.drained(this);
-            }
-        });
-    }
-
-    @Override
-    public void process(Record<byte[], byte[]> record) {
-        RecordMetadata meta = context.recordMetadata().orElseThrow();
-        String topic = meta.topic();
-        if (record.value() == null) {
-            reject(record, meta, "empty value");
+    /** Takes one input record as it was read from {@code topic}. */
+    public void accept(String topic, int partition, long offset, byte[] key, byte[] value, long timestamp, Headers headers) {
+        if (value == null) {
+            reject(topic, partition, offset, key, value, timestamp, "empty value");
             return;
         }
         if (topic.equals(writesTopic)) {
-            WriteEvent e = decode(writes, record, meta);
+            WriteEvent e = decode(writes, topic, partition, offset, key, value, timestamp, headers);
             if (e != null) {
                 String bad = check.check(e).or(() -> admit(e.getCluster(), e.getEventTime().toEpochMilli())).orElse(null);
                 if (bad == null) {
                     buffer(e.getCluster()).addWrite(e);
-                    handOnIfDraining(e.getCluster());
                 } else {
-                    reject(record, meta, bad);
+                    reject(topic, partition, offset, key, value, timestamp, bad);
                 }
             }
         } else if (topic.equals(capacityTopic)) {
-            CapacityEvent e = decode(capacities, record, meta);
+            CapacityEvent e = decode(capacities, topic, partition, offset, key, value, timestamp, headers);
             if (e != null) {
                 String bad = check.check(e).or(() -> admit(e.getCluster(), e.getEventTime().toEpochMilli())).orElse(null);
                 if (bad == null) {
                     buffer(e.getCluster()).addCapacity(e);
-                    handOnIfDraining(e.getCluster());
                 } else {
-                    reject(record, meta, bad);
+                    reject(topic, partition, offset, key, value, timestamp, bad);
                 }
             }
         } else {
-            reject(record, meta, "unexpected topic " + topic);
+            reject(topic, partition, offset, key, value, timestamp, "unexpected topic " + topic);
         }
     }
 
-    private void handOnIfDraining(String cluster) {
-        if (drain.requested()) {
-            flush(buffer(cluster));
+    /** Hands on every non-empty cluster buffer. Stream times are kept. */
+    public void flushAll() {
+        for (ClusterBuffer b : buffers.values()) {
+            if (!b.isEmpty()) {
+                flush(b);
+            }
         }
+    }
+
+    /** Number of clusters whose buffer holds heat or capacities not handed on yet. */
+    public int clustersHeld() {
+        int n = 0;
+        for (ClusterBuffer b : buffers.values()) {
+            if (!b.isEmpty()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Forgets everything, stream times included: the state of a buffer that has read nothing. */
+    public void clear() {
+        buffers.clear();
+        lastBuffer = null;
     }
 
     /** The cluster's buffer; most records are of the cluster of the record before, so that is checked first. */
@@ -146,16 +141,17 @@ public final class IngestProcessor implements Processor<byte[], byte[], Object, 
     }
 
     /** The decoded value, or null after sending the record to the dead letters. */
-    private <T> T decode(Deserializer<T> deserializer, Record<byte[], byte[]> record, RecordMetadata meta) {
+    private <T> T decode(Deserializer<T> deserializer, String topic, int partition, long offset, byte[] key,
+            byte[] value, long timestamp, Headers headers) {
         try {
-            T value = deserializer.deserialize(meta.topic(), record.headers(), record.value());
-            if (value == null) {
-                reject(record, meta, "undecodable: no record");
+            T decoded = deserializer.deserialize(topic, headers, value);
+            if (decoded == null) {
+                reject(topic, partition, offset, key, value, timestamp, "undecodable: no record");
             }
-            return value;
+            return decoded;
         } catch (RuntimeException e) {
             // SerializationException from the serde: bad magic byte, unknown schema id, truncated body
-            reject(record, meta, "undecodable: " + e.getMessage());
+            reject(topic, partition, offset, key, value, timestamp, "undecodable: " + e.getMessage());
             return null;
         }
     }
@@ -182,37 +178,14 @@ public final class IngestProcessor implements Processor<byte[], byte[], Object, 
         return Optional.empty();
     }
 
-    private void reject(Record<byte[], byte[]> record, RecordMetadata meta, String reason) {
-        deadLetters.record();
-        LOG.warn("dead letter from {}-{}@{}: {}", meta.topic(), meta.partition(), meta.offset(), reason);
-        Record<Object, IngestOutput> out = new Record<Object, IngestOutput>(
-                record.key(), new Rejected(record.key(), record.value()), record.timestamp(),
-                DeadLetter.headers(meta.topic(), meta.partition(), meta.offset(), reason));
-        context.forward(out);
-    }
-
-    private void flushAll() {
-        for (ClusterBuffer b : buffers.values()) {
-            if (!b.isEmpty()) {
-                flush(b);
-            }
-        }
+    private void reject(String topic, int partition, long offset, byte[] key, byte[] value, long timestamp, String reason) {
+        LOG.warn("dead letter from {}-{}@{}: {}", topic, partition, offset, reason);
+        sink.deadLetter(new DeadLetterOut(key, value, timestamp,
+                DeadLetter.headers(topic, partition, offset, reason), reason));
     }
 
     private void flush(ClusterBuffer b) {
-        PartialHeat p = b.drain(tickMs);
-        context.forward(new Record<Object, IngestOutput>(p.cluster(), p, p.maxEventTime()));
-    }
-
-    @Override
-    public void close() {
-        // Too late to hand anything on: the task has committed already (see IngestDrain). Heat
-        // still buffered here is lost to the windows unless a drain emptied the buffers first.
-        long held = buffers.values().stream().filter(b -> !b.isEmpty()).count();
-        if (held > 0) {
-            LOG.warn("closing with undrained heat of {} cluster(s); it will be missing from their windows", held);
-        }
-        drain.drained(this);
+        sink.partial(b.drain());
     }
 
     /** One cluster's buffer: heat per bucket and node / slot, latest capacity per node. */
@@ -261,7 +234,7 @@ public final class IngestProcessor implements Processor<byte[], byte[], Object, 
             }
         }
 
-        PartialHeat drain(long tick) {
+        PartialHeat drain() {
             List<BucketHeat> heat = new ArrayList<>(buckets.size());
             buckets.forEach((bucket, buf) -> heat.add(buf.toHeat(bucket)));
             PartialHeat p = new PartialHeat(cluster, maxEventTime, heat, new ArrayList<>(capacity.values()));

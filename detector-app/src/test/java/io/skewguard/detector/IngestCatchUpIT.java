@@ -1,0 +1,117 @@
+package io.skewguard.detector;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.skewguard.schemas.CapacityEvent;
+import io.skewguard.schemas.SkewReport;
+import io.skewguard.schemas.Topics;
+import io.skewguard.schemas.WriteEvent;
+import io.skewguard.schemas.serde.SchemaRegistrySerde;
+import io.skewguard.testkit.KafkaBrokerExtension;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The detector starts on a backlog (a minute of input produced before it runs): the ingest loop
+ * fetches its partitions unevenly — the small capacity topic whole in the first fetches — and must
+ * still take the records in event-time order, so that no on-time event is dead-lettered as late
+ * and every report holds exactly the heat produced in its window.
+ */
+class IngestCatchUpIT {
+
+    @RegisterExtension
+    static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+
+    // a minute of event time that lies in the past, near now (the broker's time retention)
+    private static final long T0 = System.currentTimeMillis() / 60_000 * 60_000 - 120_000;
+    private static final long SPAN = 60_000;
+    private static final String[] NODES = {"n1", "n2", "n3", "n4", "n5", "n6"};
+
+    private final Topics topics = new Topics("catchup.");
+
+    @Test
+    void aBacklogIsTakenInEventTimeOrderSoNothingIsLateAndEveryWindowIsExact() throws Exception {
+        KAFKA.broker().createTopics(3, topics.nodeWrites(), topics.nodeCapacity());
+        KAFKA.broker().createTopics(1, topics.reports(), topics.alerts(), topics.dlq());
+        Path stateDir = Files.createTempDirectory("ingest-catchup-it");
+        DetectorSettings settings = DetectorSettings.load(new java.util.Properties(), Map.of(), Map.of(
+                DetectorSettings.BOOTSTRAP_SERVERS, KAFKA.bootstrapServers(),
+                DetectorSettings.SCHEMA_REGISTRY_URL, "mock://ingest-catchup-it",
+                DetectorSettings.APPLICATION_ID, "ingest-catchup-it",
+                DetectorSettings.TOPIC_PREFIX, topics.prefix(),
+                DetectorSettings.TICK, "1s",
+                DetectorSettings.WINDOW, "4s",
+                DetectorSettings.GRACE, "2s",
+                DetectorSettings.COOLDOWN, "6s",
+                DetectorSettings.STATE_DIR, stateDir.toString()));
+        Map<String, Object> serde = settings.serdeConfig();
+        List<WriteEvent> produced = new ArrayList<>();
+        long inputRecords = 0;
+        try (var writeSerde = SchemaRegistrySerde.of(WriteEvent.class, serde, false);
+                var capacitySerde = SchemaRegistrySerde.of(CapacityEvent.class, serde, false);
+                KafkaProducer<String, WriteEvent> writes = KAFKA.broker().producer(new StringSerializer(), writeSerde.serializer());
+                KafkaProducer<String, CapacityEvent> capacities =
+                        KAFKA.broker().producer(new StringSerializer(), capacitySerde.serializer())) {
+            for (long t = T0; t < T0 + SPAN; t += 5) {
+                String node = NODES[(int) (t / 5 % NODES.length)];
+                long bytes = node.equals("n6") ? 2_000 + t % 13 : 100 + t % 7; // n6 hot; varied sizes
+                WriteEvent e = new WriteEvent("c1", node, (int) (t / 5 % 64), bytes, 1L, Instant.ofEpochMilli(t));
+                writes.send(new ProducerRecord<>(topics.nodeWrites(), null, t, node, e));
+                produced.add(e);
+                inputRecords++;
+                if ((t - T0) % 1_000 == 0) {
+                    for (String n : NODES) {
+                        capacities.send(new ProducerRecord<>(topics.nodeCapacity(), null, t, n,
+                                new CapacityEvent("c1", n, 500L, 1000L, null, List.of(), Instant.ofEpochMilli(t))));
+                        inputRecords++;
+                    }
+                }
+            }
+            writes.flush();
+            capacities.flush();
+        }
+
+        try (var reportSerde = SchemaRegistrySerde.of(SkewReport.class, serde, false);
+                DetectorApp.Running app = DetectorApp.start(settings)) {
+            assertThat(app.awaitRunning(Duration.ofSeconds(60))).as("detector running").isTrue();
+            while (app.ingestMetric("records-ingested-total") < inputRecords) {
+                Thread.sleep(20);
+            }
+            assertThat(app.ingestMetric("dead-letter-total")).as("events dead-lettered").isZero();
+
+            // stream time ends at T0 + 60 s - 5 ms: the last tick that fires is T0 + 57 s
+            long last = T0 + 57_000;
+            List<SkewReport> reports = KAFKA.broker().consumeUntil(topics.reports(), new StringDeserializer(),
+                            reportSerde.deserializer(),
+                            records -> records.stream().anyMatch(r -> r.value().getWindowEnd().toEpochMilli() >= last),
+                            Duration.ofSeconds(60))
+                    .stream().map(ConsumerRecord::value).toList();
+            assertThat(reports).hasSize(57);
+            for (int i = 0; i < reports.size(); i++) {
+                SkewReport r = reports.get(i);
+                long from = r.getWindowStart().toEpochMilli();
+                long to = r.getWindowEnd().toEpochMilli();
+                assertThat(to).isEqualTo(T0 + (i + 1) * 1_000L);
+                long expected = produced.stream().filter(e -> e.getEventTime().toEpochMilli() >= from
+                        && e.getEventTime().toEpochMilli() < to).mapToLong(WriteEvent::getBytes).sum();
+                assertThat(r.getTotalWriteBytes()).as("heat of window ending %s", r.getWindowEnd()).isEqualTo(expected);
+            }
+        } finally {
+            try (var paths = Files.walk(stateDir)) {
+                paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+}
