@@ -76,7 +76,7 @@ public record DetectorSettings(
     public static final String BOOTSTRAP_SERVERS = "bootstrap-servers";
     public static final String DEFAULT_BOOTSTRAP_SERVERS = "localhost:9092";
     public static final String SCHEMA_REGISTRY_URL = "schema-registry-url";
-    public static final String DEFAULT_SCHEMA_REGISTRY_URL = "mock://skewguard";
+    public static final String DEFAULT_SCHEMA_REGISTRY_URL = "http://localhost:8081";
     public static final String APPLICATION_ID = "application-id";
     public static final String DEFAULT_APPLICATION_ID = "skewguard-detector";
     public static final String TOPIC_PREFIX = "topic-prefix";

@@ -51,7 +51,7 @@ class DetectorSettingsTest {
                 .containsEntry("linger.ms", "20")
                 .containsEntry("security.protocol", "SSL")
                 .containsEntry(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "file:9092");
-        assertThat(s.serdeConfig()).containsEntry("schema.registry.url", "mock://skewguard");
+        assertThat(s.serdeConfig()).containsEntry("schema.registry.url", "http://localhost:8081");
     }
 
     @Test
