@@ -62,6 +62,7 @@ public record DetectorSettings(
         Set<String> clusters,
         String processingGuarantee,
         Duration commitInterval,
+        Duration purgeInterval,
         int streamThreads,
         int ingestThreads,
         String instanceId,
@@ -111,6 +112,8 @@ public record DetectorSettings(
     public static final String DEFAULT_PROCESSING_GUARANTEE = StreamsConfig.EXACTLY_ONCE_V2;
     public static final String COMMIT_INTERVAL = "commit-interval";
     public static final String DEFAULT_COMMIT_INTERVAL = "1s";
+    public static final String PURGE_INTERVAL = "purge-interval";
+    public static final String DEFAULT_PURGE_INTERVAL = "30s";
     public static final String THREADS = "threads";
     public static final String DEFAULT_THREADS = "1";
     public static final String INGEST_THREADS = "ingest-threads";
@@ -143,9 +146,9 @@ public record DetectorSettings(
             throw new IllegalArgumentException("thresholds must be >= 0 and hysteresis in [0, 1)");
         }
         if (flushInterval.isNegative() || flushInterval.isZero() || commitInterval.isNegative()
-                || maxFuture.isNegative() || topSlots < 0 || maxSlots < 1 || streamThreads < 1 || ingestThreads < 1) {
+                || purgeInterval.isNegative() || maxFuture.isNegative() || topSlots < 0 || maxSlots < 1 || streamThreads < 1 || ingestThreads < 1) {
             throw new IllegalArgumentException("flush interval must be > 0, max-slots, threads and ingest-threads >= 1, "
-                    + "commit interval, max-future and top-slots >= 0");
+                    + "commit interval, purge interval, max-future and top-slots >= 0");
         }
         new Topics(topicPrefix);
     }
@@ -239,6 +242,7 @@ public record DetectorSettings(
                         .collect(Collectors.toCollection(LinkedHashSet::new)),
                 v.get(PROCESSING_GUARANTEE),
                 duration(COMMIT_INTERVAL, v.get(COMMIT_INTERVAL)),
+                duration(PURGE_INTERVAL, v.get(PURGE_INTERVAL)),
                 integer(THREADS, v.get(THREADS)),
                 integer(INGEST_THREADS, v.get(INGEST_THREADS)),
                 v.get(INSTANCE_ID).trim(),
@@ -267,6 +271,7 @@ public record DetectorSettings(
         d.put(CLUSTERS, DEFAULT_CLUSTERS);
         d.put(PROCESSING_GUARANTEE, DEFAULT_PROCESSING_GUARANTEE);
         d.put(COMMIT_INTERVAL, DEFAULT_COMMIT_INTERVAL);
+        d.put(PURGE_INTERVAL, DEFAULT_PURGE_INTERVAL);
         d.put(THREADS, DEFAULT_THREADS);
         d.put(INGEST_THREADS, DEFAULT_INGEST_THREADS);
         d.put(INSTANCE_ID, DEFAULT_INSTANCE_ID);
@@ -448,6 +453,7 @@ public record DetectorSettings(
         m.put(CLUSTERS, String.join(",", clusters));
         m.put(PROCESSING_GUARANTEE, processingGuarantee);
         m.put(COMMIT_INTERVAL, commitInterval.toMillis() + "ms");
+        m.put(PURGE_INTERVAL, purgeInterval.toMillis() + "ms");
         m.put(THREADS, Integer.toString(streamThreads));
         m.put(INGEST_THREADS, Integer.toString(ingestThreads));
         m.put(INSTANCE_ID, instanceId);

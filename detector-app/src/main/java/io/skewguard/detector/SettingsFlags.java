@@ -75,6 +75,9 @@ public final class SettingsFlags {
     @Option(names = "--commit-interval", paramLabel = "DURATION", description = "Kafka Streams commit interval; also how soon the ingest loop commits output that is due (default: " + DetectorSettings.DEFAULT_COMMIT_INTERVAL + ").")
     String commitInterval;
 
+    @Option(names = "--purge-interval", paramLabel = "DURATION", description = "How often records of <application-id>-partials that stage two has committed are deleted; 0 disables (default: " + DetectorSettings.DEFAULT_PURGE_INTERVAL + ").")
+    String purgeInterval;
+
     @Option(names = "--threads", description = "Kafka Streams threads of stage two (default: " + DetectorSettings.DEFAULT_THREADS + ").")
     String threads;
 
@@ -109,6 +112,7 @@ public final class SettingsFlags {
         put(m, DetectorSettings.CLUSTERS, clusters);
         put(m, DetectorSettings.PROCESSING_GUARANTEE, processingGuarantee);
         put(m, DetectorSettings.COMMIT_INTERVAL, commitInterval);
+        put(m, DetectorSettings.PURGE_INTERVAL, purgeInterval);
         put(m, DetectorSettings.THREADS, threads);
         put(m, DetectorSettings.INGEST_THREADS, ingestThreads);
         put(m, DetectorSettings.INSTANCE_ID, instanceId);

@@ -25,6 +25,17 @@ class DetectorSettingsTest {
         assertThat(s.processingGuarantee()).isEqualTo(StreamsConfig.EXACTLY_ONCE_V2);
         assertThat(s.streamsProperties()).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "1000");
         assertThat(s.topics().nodeWrites()).isEqualTo("skew.node-writes");
+        assertThat(s.purgeInterval()).isEqualTo(Duration.ofSeconds(30));
+    }
+
+    @Test
+    void purgeIntervalZeroDisablesAndNegativeIsRefused() {
+        assertThat(DetectorSettings.load(new Properties(), Map.of("SKEWGUARD_DETECTOR_PURGE_INTERVAL", "0"), Map.of())
+                .purgeInterval()).isZero();
+        assertThat(DetectorSettings.defaultSettings().with(Map.of(DetectorSettings.PURGE_INTERVAL, "5s")).asMap())
+                .containsEntry(DetectorSettings.PURGE_INTERVAL, "5000ms");
+        assertThatThrownBy(() -> DetectorSettings.load(new Properties(), Map.of(), Map.of("purge-interval", "-1s")))
+                .hasMessageContaining("purge interval");
     }
 
     @Test
