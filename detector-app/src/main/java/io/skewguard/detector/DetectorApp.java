@@ -2,10 +2,12 @@ package io.skewguard.detector;
 
 import io.skewguard.detector.replay.ReplayCommand;
 import io.skewguard.detector.ingest.IngestLoop;
+import io.skewguard.detector.stream.PartialsPurger;
 import io.skewguard.schemas.Topics;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
@@ -18,8 +20,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
@@ -108,9 +114,20 @@ public final class DetectorApp implements Callable<Integer> {
     }
 
     /**
+     * The configuration {@code <application-id>-partials} is created with: that of a Kafka Streams
+     * repartition topic. Records are deleted by {@link PartialsPurger} once stage two has committed
+     * them, never by time: their timestamps are event times, which may be old.
+     */
+    public static final Map<String, String> PARTIALS_TOPIC_CONFIG = Map.of(
+            TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE,
+            TopicConfig.RETENTION_MS_CONFIG, "-1",
+            TopicConfig.SEGMENT_BYTES_CONFIG, "52428800");
+
+    /**
      * Starts the detector for {@code settings}: creates {@code <application-id>-partials} if it is
-     * missing (as many partitions as the larger input topic), starts stage two (Kafka Streams) and
-     * {@code ingest-threads} ingest loops (stage one).
+     * missing (as many partitions as the larger input topic, {@link #PARTIALS_TOPIC_CONFIG}), starts
+     * stage two (Kafka Streams), {@code ingest-threads} ingest loops (stage one) and, unless
+     * {@code purge-interval} is 0, the {@link PartialsPurger}.
      */
     public static Running start(DetectorSettings settings) {
         ensurePartialsTopic(settings);
@@ -127,6 +144,10 @@ public final class DetectorApp implements Callable<Integer> {
             running.loops.add(loop);
             loop.start();
         }
+        if (!settings.purgeInterval().isZero()) {
+            running.purger = PartialsPurger.start(Admin.create(settings.adminProperties()), settings.applicationId(),
+                    settings.partialsTopic(), settings.purgeInterval());
+        }
         return running;
     }
 
@@ -136,6 +157,7 @@ public final class DetectorApp implements Callable<Integer> {
         try (Admin admin = Admin.create(settings.adminProperties())) {
             Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
             if (existing.contains(partials)) {
+                warnOnTimeRetention(admin, partials);
                 return;
             }
             int partitions = 1;
@@ -147,9 +169,10 @@ public final class DetectorApp implements Callable<Integer> {
                 partitions = Math.max(partitions, d.partitions().size());
             }
             try {
-                admin.createTopics(List.of(new NewTopic(partials, Optional.of(partitions), Optional.empty())))
+                admin.createTopics(List.of(new NewTopic(partials, Optional.of(partitions), Optional.empty())
+                                .configs(PARTIALS_TOPIC_CONFIG)))
                         .all().get(30, TimeUnit.SECONDS);
-                LOG.info("created topic {} with {} partition(s)", partials, partitions);
+                LOG.info("created topic {} with {} partition(s), {}", partials, partitions, PARTIALS_TOPIC_CONFIG);
             } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof TopicExistsException)) {
                     throw e;
@@ -163,16 +186,30 @@ public final class DetectorApp implements Callable<Integer> {
         }
     }
 
+    /** An existing partials topic is left as it is; a time retention on it is worth a warning. */
+    private static void warnOnTimeRetention(Admin admin, String partials)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, partials);
+        Config config = admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS).get(resource);
+        ConfigEntry retention = config == null ? null : config.get(TopicConfig.RETENTION_MS_CONFIG);
+        if (retention != null && !"-1".equals(retention.value())) {
+            LOG.warn("topic {} has retention.ms={}: partials carry event-time timestamps, so the broker may delete "
+                    + "ones stage two has not read yet; set retention.ms=-1 (the detector purges what stage two "
+                    + "has committed, see purge-interval)", partials, retention.value());
+        }
+    }
+
     /**
-     * A started detector. {@link #close()} is the orderly shutdown: every ingest loop hands on what
-     * it buffers and commits it with its input offsets, then Kafka Streams closes (last commit) and
-     * leaves the group so that a replacement instance need not wait for this one's session timeout.
+     * A started detector. {@link #close()} is the orderly shutdown: the partials purger stops,
+     * every ingest loop hands on what it buffers and commits it with its input offsets, then Kafka
+     * Streams closes (last commit) and leaves the group so that a replacement instance need not wait for this one's session timeout.
      * Idempotent.
      */
     public static final class Running implements AutoCloseable {
         private final KafkaStreams streams;
         private final DetectorSettings settings;
         private final List<IngestLoop> loops = new CopyOnWriteArrayList<>();
+        private volatile PartialsPurger purger;
         private volatile Runnable failureListener = () -> {};
         private volatile boolean failed;
 
@@ -223,8 +260,16 @@ public final class DetectorApp implements Callable<Integer> {
             return true;
         }
 
+        private void stopPurger() {
+            PartialsPurger p = purger;
+            if (p != null) {
+                p.close();
+            }
+        }
+
         @Override
         public synchronized void close() {
+            stopPurger();
             for (IngestLoop loop : loops) {
                 try {
                     if (!loop.stop(Duration.ofSeconds(30))) {
@@ -243,6 +288,7 @@ public final class DetectorApp implements Callable<Integer> {
          * as usual. For tests of the recovery path.
          */
         public synchronized void halt() throws InterruptedException {
+            stopPurger();
             for (IngestLoop loop : loops) {
                 loop.halt(Duration.ofSeconds(30));
             }
