@@ -2,24 +2,16 @@ package io.skewguard.agent;
 
 import io.skewguard.agent.command.AgentInput;
 import io.skewguard.agent.command.AgentState;
-import io.skewguard.agent.command.Applied;
 import io.skewguard.agent.command.CommandApplier;
 import io.skewguard.agent.command.CommandCheck;
-import io.skewguard.agent.command.MigrationRecord;
-import io.skewguard.agent.command.Stage;
-import io.skewguard.agent.command.StoreAction;
 import io.skewguard.agent.state.StateFile;
-import io.skewguard.agent.store.CopyProgress;
 import io.skewguard.agent.store.NodeStore;
 import io.skewguard.schemas.DeadLetter;
 import io.skewguard.schemas.MigrationCommand;
 import io.skewguard.schemas.MigrationStatus;
-import io.skewguard.schemas.StepResult;
 import io.skewguard.schemas.WeightCommand;
 import io.skewguard.schemas.serde.SchemaRegistrySerde;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -70,10 +62,9 @@ public final class CommandAgent implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CommandAgent.class);
 
     private final AgentSettings settings;
-    private final NodeStore store;
     private final LongSupplier clockMillis;
     private final StateFile stateFile;
-    private final CommandApplier applier = new CommandApplier();
+    private final AgentCore core;
     private final CommandCheck check;
     private final SchemaRegistrySerde<WeightCommand> weightSerde;
     private final SchemaRegistrySerde<MigrationCommand> migrationSerde;
@@ -81,7 +72,6 @@ public final class CommandAgent implements AutoCloseable {
     private final AtomicLong deadLetters = new AtomicLong();
     private final AtomicReference<Exception> sendFailure = new AtomicReference<>();
     private final Thread thread;
-    private volatile AgentState state;
     private volatile boolean running;
     private volatile Throwable stoppedBy;
     private KafkaConsumer<byte[], byte[]> consumer;
@@ -99,18 +89,18 @@ public final class CommandAgent implements AutoCloseable {
             throw new IllegalArgumentException("store of node " + store.node() + " given to the agent of " + settings.node());
         }
         this.settings = settings;
-        this.store = store;
         this.clockMillis = clockMillis;
         this.stateFile = new StateFile(settings.stateFile());
         this.check = new CommandCheck(settings.cluster(), settings.node(), settings.slotCount());
-        this.state = stateFile.load(settings.node());
+        AgentState loaded = stateFile.load(settings.node());
+        this.core = new AgentCore(check, store, loaded, stateFile::save);
         this.weightSerde = SchemaRegistrySerde.of(WeightCommand.class, settings.kafka(), false);
         this.migrationSerde = SchemaRegistrySerde.of(MigrationCommand.class, settings.kafka(), false);
         this.statusSerde = SchemaRegistrySerde.of(MigrationStatus.class, settings.kafka(), false);
         this.thread = new Thread(this::run, "skewguard-agent-" + settings.node());
         this.thread.setDaemon(true);
         LOG.info("agent of {} loaded {}: weight epoch {}, {} migrations", settings.node(), stateFile.path(),
-                state.weightEpoch(), state.migrations().size());
+                loaded.weightEpoch(), loaded.migrations().size());
     }
 
     /** Resumes interrupted copies and starts the loop on its own thread. */
@@ -118,10 +108,7 @@ public final class CommandAgent implements AutoCloseable {
         if (running) {
             throw new IllegalStateException("already started");
         }
-        for (StoreAction action : applier.resume(state)) {
-            LOG.info("{}: resuming {}", settings.node(), action);
-            action.applyTo(store);
-        }
+        core.resume();
         consumer = new KafkaConsumer<>(consumerConfig(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
         producer = new KafkaProducer<>(producerConfig(), new ByteArraySerializer(), new ByteArraySerializer());
         consumer.subscribe(List.of(settings.topics().weightCommands(), settings.topics().migrationCommands()));
@@ -132,7 +119,7 @@ public final class CommandAgent implements AutoCloseable {
 
     /** What this agent has applied so far. */
     public AgentState state() {
-        return state;
+        return core.state();
     }
 
     /** Records sent to the dead-letter topic since start. */
@@ -249,26 +236,9 @@ public final class CommandAgent implements AutoCloseable {
         process(input);
     }
 
-    /** Decide, carry out, save, answer: see the class comment for why in this order. */
+    /** Decide, carry out, save, answer ({@link AgentCore}): see the class comment for why in this order. */
     private void process(AgentInput input) {
-        AgentState before = state;
-        Applied applied = input.applyTo(applier, before, clockMillis.getAsLong());
-        try {
-            for (StoreAction action : applied.actions()) {
-                action.applyTo(store);
-            }
-        } catch (RuntimeException e) {
-            LOG.error("{}: the store failed to carry out {}: {}", settings.node(), applied.actions(), e.getMessage(), e);
-            if (input instanceof AgentInput.Step step) {
-                send(failure(step.command(), "the node's store failed: " + e.getMessage()));
-            }
-            return; // state unchanged: a repeat of the command tries again
-        }
-        if (!applied.state().equals(before)) {
-            stateFile.save(applied.state());
-            state = applied.state();
-        }
-        for (MigrationStatus answer : applied.answers()) {
+        for (MigrationStatus answer : core.apply(input, clockMillis.getAsLong())) {
             send(answer);
         }
     }
@@ -279,21 +249,8 @@ public final class CommandAgent implements AutoCloseable {
             return;
         }
         lastProgressAt = now;
-        List<MigrationRecord> copying = new ArrayList<>();
-        for (MigrationRecord r : state.migrations().values()) {
-            if (r.stage() == Stage.COPYING) {
-                copying.add(r);
-            }
-        }
-        for (MigrationRecord r : copying) {
-            CopyProgress p = store.copyProgress(r.migrationId());
-            AgentInput input = switch (p.status()) {
-                case RUNNING -> new AgentInput.CopyProgressed(r.migrationId(), p.bytesCopied());
-                case DONE -> new AgentInput.CopyCompleted(r.migrationId(), p.bytesCopied());
-                case FAILED -> new AgentInput.CopyFailed(r.migrationId(), p.message());
-                case UNKNOWN -> new AgentInput.CopyFailed(r.migrationId(), "the node's store has no copy of " + r.migrationId());
-            };
-            process(input);
+        for (MigrationStatus answer : core.reportCopies(now)) {
+            send(answer);
         }
     }
 
@@ -315,13 +272,6 @@ public final class CommandAgent implements AutoCloseable {
         if (e != null) {
             sendFailure.compareAndSet(null, e);
         }
-    }
-
-    private MigrationStatus failure(MigrationCommand c, String message) {
-        return MigrationStatus.newBuilder()
-                .setCluster(c.getCluster()).setMigrationId(c.getMigrationId()).setCommandId(c.getCommandId())
-                .setNode(c.getNode()).setPhase(c.getPhase()).setOutcome(StepResult.FAILED).setBytesCopied(0)
-                .setMessage(message).setEventTime(Instant.ofEpochMilli(clockMillis.getAsLong())).build();
     }
 
     private Map<String, Object> consumerConfig() {
