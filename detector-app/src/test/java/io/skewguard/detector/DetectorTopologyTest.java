@@ -97,6 +97,56 @@ class DetectorTopologyTest {
     }
 
     @Test
+    void sendingABatchGivesTheSameReportsAndAlertsAsSendingEventByEvent() {
+        List<org.apache.avro.specific.SpecificRecord> batch = new java.util.ArrayList<>();
+        long[] bytes = {100, 100, 100, 2000};
+        for (int t = 0; t < 40; t++) {
+            long tick = T0 + t * TICK;
+            for (int i = 0; i < bytes.length; i++) {
+                batch.add(new io.skewguard.schemas.WriteEvent("c1", "n" + (i + 1), i, bytes[i], 1L,
+                        java.time.Instant.ofEpochMilli(tick + 1_000)));
+                batch.add(new io.skewguard.schemas.CapacityEvent("c1", "n" + (i + 1), 500L, 1000L, "r" + (i % 2),
+                        List.of(), java.time.Instant.ofEpochMilli(tick + 2_000)));
+            }
+        }
+        batch.add(new io.skewguard.schemas.WriteEvent("c1", DetectorHarness.CLOCK_NODE, 0, 0L, 0L,
+                java.time.Instant.ofEpochMilli(T0 + 40 * TICK + GRACE)));
+        for (var e : batch) {
+            if (e instanceof io.skewguard.schemas.WriteEvent w) {
+                h.send(w);
+            } else {
+                h.send((io.skewguard.schemas.CapacityEvent) e);
+            }
+        }
+        try (DetectorHarness batched = new DetectorHarness(DetectorSettings.defaultSettings())) {
+            batched.sendAll(batch);
+            assertThat(batched.reports()).hasSize(h.reports().size()).isNotEmpty();
+            for (int i = 0; i < h.reports().size(); i++) {
+                SkewReport a = h.reports().get(i);
+                SkewReport b = batched.reports().get(i);
+                assertThat(b.getWindowEnd()).isEqualTo(a.getWindowEnd());
+                assertThat(b.getHeatGini()).isEqualTo(a.getHeatGini());
+                assertThat(b.getSlotHeat()).isEqualTo(a.getSlotHeat());
+                assertThat(b.getHeatState()).isEqualTo(a.getHeatState());
+            }
+            assertThat(batched.alerts()).extracting(SkewAlert::getKind, SkewAlert::getState, SkewAlert::getEventTime)
+                    .containsExactlyElementsOf(h.alerts().stream()
+                            .map(x -> org.assertj.core.groups.Tuple.tuple(x.getKind(), x.getState(), x.getEventTime())).toList());
+            assertThat(alerts(AlertKind.HEAT)).extracting(SkewAlert::getState).contains(CONFIRMED);
+        }
+    }
+
+    @Test
+    void aBatchWithSomethingTheDetectorDoesNotReadIsRefusedWhole() {
+        var write = new io.skewguard.schemas.WriteEvent("c1", "n1", 1, 10L, 1L, java.time.Instant.ofEpochMilli(T0));
+        var report = new SkewReport();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> h.sendAll(List.of(write, report)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("SkewReport");
+        h.advanceTo("c1", T0 + TICK + GRACE);
+        assertThat(h.reports()).isEmpty(); // the clock write alone: nothing was sent before the refusal
+    }
+
+    @Test
     void heterogeneousCapacitiesAreNormalisedByCapacityShare() {
         capacities("c1", T0, 1000, 2000, 4000, 1000);
         heat("c1", T0, 100, 200, 400, 100); // heat proportional to capacity: perfectly fair

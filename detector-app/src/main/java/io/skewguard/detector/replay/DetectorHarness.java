@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.stream.Stream;
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -168,6 +169,37 @@ public final class DetectorHarness implements AutoCloseable {
     public DetectorHarness send(CapacityEvent e) {
         return sendRawCapacity(key(e.getNode()),
                 capacitySerde.serializer().serialize(settings.topics().nodeCapacity(), e), e.getEventTime().toEpochMilli());
+    }
+
+    /**
+     * Sends every event, in order, then flushes stage one once — as the app's ingest loop does with
+     * the records of one poll — instead of after each event: for simulations that feed thousands of
+     * events per step. Stage one still flushes a cluster on its own when an event opens a newer tick,
+     * exactly as in the app. Accepts {@link WriteEvent}s and {@link CapacityEvent}s.
+     *
+     * @throws IllegalArgumentException for any other kind of record (nothing is sent)
+     */
+    public DetectorHarness sendAll(List<? extends SpecificRecord> events) {
+        for (SpecificRecord e : events) {
+            if (!(e instanceof WriteEvent) && !(e instanceof CapacityEvent)) {
+                throw new IllegalArgumentException("the detector reads WriteEvent and CapacityEvent, not "
+                        + (e == null ? "null" : e.getClass().getSimpleName()));
+            }
+        }
+        Topics topics = settings.topics();
+        for (SpecificRecord e : events) {
+            if (e instanceof WriteEvent w) {
+                ingest.accept(topics.nodeWrites(), 0, writesOffset++, key(w.getNode()),
+                        writeSerde.serializer().serialize(topics.nodeWrites(), w),
+                        Math.max(0, w.getEventTime().toEpochMilli()), new RecordHeaders());
+            } else {
+                CapacityEvent c = (CapacityEvent) e;
+                ingest.accept(topics.nodeCapacity(), 0, capacitiesOffset++, key(c.getNode()),
+                        capacitySerde.serializer().serialize(topics.nodeCapacity(), c),
+                        Math.max(0, c.getEventTime().toEpochMilli()), new RecordHeaders());
+            }
+        }
+        return settle();
     }
 
     /** Sends bytes as they are to the writes topic (to exercise the dead-letter path). */
