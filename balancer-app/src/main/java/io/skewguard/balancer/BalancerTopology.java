@@ -7,6 +7,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.Topology;
+import java.util.function.Function;
+import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.Stores;
 
 /**
@@ -31,6 +33,16 @@ public final class BalancerTopology {
 
     /** The topology with any weight policy (the simulator compares alternatives). */
     public static Topology build(BalancerSettings settings, WeightPolicy policy) {
+        return build(settings, policy, Stores::persistentKeyValueStore);
+    }
+
+    /**
+     * The topology with any weight policy and any kind of state store (RocksDB in the app; the
+     * simulator's fast mode uses {@code Stores::inMemoryKeyValueStore}, whose test driver would
+     * otherwise flush RocksDB after every record). The store stays changelogged either way.
+     */
+    public static Topology build(BalancerSettings settings, WeightPolicy policy,
+            Function<String, KeyValueBytesStoreSupplier> stores) {
         Topics topics = settings.topics();
         ByteArrayDeserializer bytesIn = new ByteArrayDeserializer();
         ByteArraySerializer bytesOut = new ByteArraySerializer();
@@ -41,7 +53,7 @@ public final class BalancerTopology {
                 () -> new WeightRoundProcessor(settings, policy), "reports-source", "alerts-source");
         topology.addStateStore(
                 Stores.keyValueStoreBuilder(
-                        Stores.persistentKeyValueStore(STATE_STORE), Serdes.String(), new ControllerStateSerde()),
+                        stores.apply(STATE_STORE), Serdes.String(), new ControllerStateSerde()),
                 "weight-rounds");
         topology.addSink(WeightRoundProcessor.COMMANDS_SINK, topics.weightCommands(), bytesOut, bytesOut,
                 "weight-rounds");

@@ -18,6 +18,8 @@ import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.Repartitioned;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
+import java.util.function.Function;
+import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.Stores;
 
 /**
@@ -39,16 +41,25 @@ public final class MigratorTopology {
 
     private MigratorTopology() {}
 
-    /** The topology for {@code settings}. */
+    /** The topology for {@code settings}, with RocksDB state stores. */
     public static Topology build(MigratorSettings settings) {
+        return build(settings, Stores::persistentKeyValueStore);
+    }
+
+    /**
+     * The topology with any kind of state store (the simulator's fast mode uses
+     * {@code Stores::inMemoryKeyValueStore}, whose test driver would otherwise flush RocksDB after
+     * every record). The stores stay changelogged either way.
+     */
+    public static Topology build(MigratorSettings settings, Function<String, KeyValueBytesStoreSupplier> stores) {
         Topics topics = settings.topics();
         MigratorSerdes serdes = new MigratorSerdes(settings.schemaRegistryUrl());
         StreamsBuilder builder = new StreamsBuilder();
 
-        builder.addStateStore(store(CoordinatorProcessor.REPAIR_STORE, serdes.repairState()));
-        builder.addStateStore(store(CoordinatorProcessor.CAPACITY_STORE, serdes.capacity()));
-        builder.addStateStore(store(CoordinatorProcessor.REPORT_STORE, serdes.report()));
-        builder.addStateStore(store(CoordinatorProcessor.SLOT_STORE, serdes.assignment()));
+        builder.addStateStore(store(stores, CoordinatorProcessor.REPAIR_STORE, serdes.repairState()));
+        builder.addStateStore(store(stores, CoordinatorProcessor.CAPACITY_STORE, serdes.capacity()));
+        builder.addStateStore(store(stores, CoordinatorProcessor.REPORT_STORE, serdes.report()));
+        builder.addStateStore(store(stores, CoordinatorProcessor.SLOT_STORE, serdes.assignment()));
 
         KStream<String, MigratorInput> decoded = builder
                 .stream(List.of(topics.alerts(), topics.reports(), topics.nodeCapacity(), topics.migrationStatus()),
@@ -103,8 +114,9 @@ public final class MigratorTopology {
         return p;
     }
 
-    private static <V> StoreBuilder<KeyValueStore<String, V>> store(String name, Serde<V> valueSerde) {
-        return Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), Serdes.String(), valueSerde)
+    private static <V> StoreBuilder<KeyValueStore<String, V>> store(Function<String, KeyValueBytesStoreSupplier> stores,
+            String name, Serde<V> valueSerde) {
+        return Stores.keyValueStoreBuilder(stores.apply(name), Serdes.String(), valueSerde)
                 .withCachingDisabled()
                 .withLoggingEnabled(Map.of());
     }

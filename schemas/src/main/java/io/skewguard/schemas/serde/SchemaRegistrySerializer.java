@@ -82,7 +82,7 @@ public final class SchemaRegistrySerializer<T extends SpecificRecord> implements
     try {
       ByteArrayOutputStream out = new ByteArrayOutputStream(128);
       out.write(new byte[WireFormat.HEADER_SIZE]);
-      BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
+      BinaryEncoder encoder = EncoderFactory.get().directBinaryEncoder(out, null); // no 2 KB buffer per record
       writer.write(data, encoder);
       encoder.flush();
       byte[] bytes = out.toByteArray();

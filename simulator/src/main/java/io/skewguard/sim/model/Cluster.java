@@ -60,6 +60,10 @@ public final class Cluster {
     private final List<HotShard> hotShards = new ArrayList<>();
     private final KeyLedger keys;
     private final SplittableRandom noise;
+    private int[] stepWriteSlot = new int[1024];
+    private int[] stepWriteNode = new int[1024];
+    private double[] stepWriteBytes = new double[1024];
+    private int stepWrites;
     private double bytesMoved;
     private double recoveryBytes;
     private double rejectedBytes;
@@ -144,6 +148,7 @@ public final class Cluster {
     private double write(double bytes, boolean withNoise, double[] share) {
         java.util.Arrays.fill(heat, 0);
         java.util.Arrays.fill(slotHeat, 0);
+        stepWrites = 0;
         refreshEffectiveWeights();
         double sigma = scenario.writes().noise();
         double weightSum = 0;
@@ -179,6 +184,7 @@ public final class Cluster {
                     used[node] += add;
                     heat[node] += add;
                     placed += add;
+                    recordStepWrite(s, node, add);
                 }
             }
             rejectedBytes += b - placed;
@@ -204,6 +210,35 @@ public final class Cluster {
         used[node] += bytes;
         heat[node] += bytes;
         slotHeat[slot] += bytes;
+        recordStepWrite(slot, node, bytes);
+    }
+
+    private void recordStepWrite(int slot, int node, double bytes) {
+        if (stepWrites == stepWriteSlot.length) {
+            int n = 2 * stepWrites;
+            stepWriteSlot = java.util.Arrays.copyOf(stepWriteSlot, n);
+            stepWriteNode = java.util.Arrays.copyOf(stepWriteNode, n);
+            stepWriteBytes = java.util.Arrays.copyOf(stepWriteBytes, n);
+        }
+        stepWriteSlot[stepWrites] = slot;
+        stepWriteNode[stepWrites] = node;
+        stepWriteBytes[stepWrites] = bytes;
+        stepWrites++;
+    }
+
+    /** One write of the last step: {@code bytes} to shard (slot, node). */
+    public interface StepWrite {
+        void wrote(int slot, int node, double bytes);
+    }
+
+    /**
+     * The last step's writes, as the writers sent them: one call per (slot, node) share and per hot
+     * key's write (so a shard may appear more than once), in the order they were made.
+     */
+    public void forEachStepWrite(StepWrite visitor) {
+        for (int i = 0; i < stepWrites; i++) {
+            visitor.wrote(stepWriteSlot[i], stepWriteNode[i], stepWriteBytes[i]);
+        }
     }
 
     /** Writes {@code count} sampled keys through the real pick (see {@link KeyLedger}). */

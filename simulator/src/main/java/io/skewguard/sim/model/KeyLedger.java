@@ -21,8 +21,20 @@ public final class KeyLedger {
     private final long seed;
     private final Map<Integer, BitSet>[] stores;
     private long[] hashes = new long[1024];
+    private long[] names = new long[1024];
     private int count;
     private long rejected;
+    private KeyListener listener = (key, node, slot) -> { };
+
+    /** Told about every key written from now on, with the node the pick chose (dual-writes aside). */
+    public interface KeyListener {
+        void written(String key, int node, int slot);
+    }
+
+    /** Which key, of which slot, a node holds: the ledger's content, for mirroring it elsewhere. */
+    public interface HeldKey {
+        void held(int node, int slot, String key);
+    }
 
     @SuppressWarnings("unchecked")
     KeyLedger(long seed, int maxNodes) {
@@ -38,7 +50,8 @@ public final class KeyLedger {
         cluster.refreshEffectiveWeights();
         SlotTable table = cluster.slotTable();
         for (int k = 0; k < n; k++) {
-            long hash = HashRing.hashKey("key-" + seed + "-" + (count + rejected));
+            long name = count + rejected;
+            long hash = HashRing.hashKey(name(name));
             int slot = table.slotOfHash(hash);
             CandidateSet set = table.candidates(slot);
             int node;
@@ -50,14 +63,45 @@ public final class KeyLedger {
             }
             if (count == hashes.length) {
                 hashes = java.util.Arrays.copyOf(hashes, count * 2);
+                names = java.util.Arrays.copyOf(names, count * 2);
             }
             hashes[count] = hash;
+            names[count] = name;
             holding(node, slot).set(count);
             int target = cluster.inFlightTarget(slot);
             if (target >= 0 && cluster.inFlightSource(slot) == node) {
                 holding(target, slot).set(count); // dual write during the copy
             }
             count++;
+            listener.written(name(name), node, slot);
+        }
+    }
+
+    private String name(long name) {
+        return "key-" + seed + "-" + name;
+    }
+
+    /** Sets the one listener told about every key written from now on. */
+    public void listen(KeyListener listener) {
+        this.listener = java.util.Objects.requireNonNull(listener, "listener");
+    }
+
+    /** Every (node, slot, key) the ledger says is stored now, node by node. */
+    public void forEachHeld(HeldKey visitor) {
+        for (int node = 0; node < stores.length; node++) {
+            for (Map.Entry<Integer, BitSet> e : new java.util.TreeMap<>(stores[node]).entrySet()) {
+                BitSet keys = e.getValue();
+                for (int id = keys.nextSetBit(0); id >= 0; id = keys.nextSetBit(id + 1)) {
+                    visitor.held(node, e.getKey(), name(names[id]));
+                }
+            }
+        }
+    }
+
+    /** Every written key: its name and hash, in write order. */
+    public void forEachWritten(java.util.function.ObjLongConsumer<String> visitor) {
+        for (int id = 0; id < count; id++) {
+            visitor.accept(name(names[id]), hashes[id]);
         }
     }
 
@@ -116,6 +160,22 @@ public final class KeyLedger {
 
     /** How many written keys no node of their slot's candidate set holds, probing in read order. */
     public long unreadable(Cluster cluster) {
+        return unreadable(cluster, (node, slot, id, key) -> {
+            BitSet keys = stores[node].get(slot);
+            return keys != null && keys.get(id);
+        });
+    }
+
+    /** Whether a node holds a key; {@code id} is the key's place in write order. */
+    public interface Holder {
+        boolean holds(int node, int slot, int id, String key);
+    }
+
+    /**
+     * How many written keys no live node of their slot's candidate set holds according to
+     * {@code holder}, probing the set the way a reader does ({@code pickTop} score order).
+     */
+    public long unreadable(Cluster cluster, Holder holder) {
         cluster.refreshEffectiveWeights();
         SlotTable table = cluster.slotTable();
         int m = cluster.scenario().candidates();
@@ -129,9 +189,9 @@ public final class KeyLedger {
             int probed = Math.min(m, set.size());
             cluster.pick().pickTop(hash, set, cluster.effectiveWeights(), probed, order, scores);
             boolean found = false;
+            String key = name(names[id]);
             for (int k = 0; k < probed && !found; k++) {
-                BitSet keys = stores[order[k]].get(slot);
-                found = cluster.alive(order[k]) && keys != null && keys.get(id);
+                found = cluster.alive(order[k]) && holder.holds(order[k], slot, id, key);
             }
             if (!found) {
                 missing++;

@@ -44,6 +44,14 @@ public interface RepairPolicy {
     /** Plain statements about limits the policy hit (a floor, an unreachable target), for the report. */
     List<String> notes();
 
+    /**
+     * Sampled keys no reader finds, when the policy keeps the keys itself (fast mode's node stores);
+     * empty to use the model's key ledger.
+     */
+    default java.util.OptionalLong unreadableKeys(Cluster cluster) {
+        return java.util.OptionalLong.empty();
+    }
+
     /** A policy by name. */
     static RepairPolicy named(String name, io.skewguard.sim.scenario.Scenario scenario) {
         return switch (name) {

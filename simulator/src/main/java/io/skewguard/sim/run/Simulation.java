@@ -1,5 +1,6 @@
 package io.skewguard.sim.run;
 
+import io.skewguard.sim.fast.FastSkewGuard;
 import io.skewguard.sim.model.Cluster;
 import io.skewguard.sim.model.ClusterFigures;
 import io.skewguard.sim.policy.RepairPolicy;
@@ -42,11 +43,37 @@ public final class Simulation {
 
     private Simulation() {}
 
-    /** Runs {@code policyName} over {@code scenario}; {@code progress} gets one call per simulated day. */
+    /** Runs {@code policyName} over {@code scenario} in model mode; {@code progress} gets one call per simulated day. */
     public static PolicyRun run(Scenario scenario, String policyName, Consumer<Progress> progress) {
+        return run(scenario, policyName, SimulationMode.MODEL, progress);
+    }
+
+    /**
+     * Runs {@code policyName} over {@code scenario}; in {@link SimulationMode#FAST} the
+     * {@code skewguard} policy is the apps' topologies and agents ({@link FastSkewGuard}), the
+     * others are the same in both modes. {@code progress} gets one call per simulated day.
+     */
+    public static PolicyRun run(Scenario scenario, String policyName, SimulationMode mode, Consumer<Progress> progress) {
         long started = System.nanoTime();
         Cluster cluster = new Cluster(scenario);
-        RepairPolicy policy = RepairPolicy.named(policyName, scenario);
+        RepairPolicy policy = mode == SimulationMode.FAST && policyName.equals("skewguard")
+                ? new FastSkewGuard(scenario)
+                : RepairPolicy.named(policyName, scenario);
+        try {
+            return run(scenario, cluster, policy, started, progress);
+        } finally {
+            if (policy instanceof AutoCloseable closeable) {
+                try {
+                    closeable.close();
+                } catch (Exception e) {
+                    LOG.warn("closing policy {} failed: {}", policyName, e.toString());
+                }
+            }
+        }
+    }
+
+    private static PolicyRun run(Scenario scenario, Cluster cluster, RepairPolicy policy, long started,
+            Consumer<Progress> progress) {
         Series series = new Series();
         boolean controllerDriven = policy.weightPhaseIsControlled();
         List<ScenarioEvent> events = scenario.events();
@@ -168,7 +195,7 @@ public final class Simulation {
         }
         series.utilisationAfter = utilisation(cluster);
         series.nodes = cluster.nodes().ids();
-        long unreadable = cluster.keys().unreadable(cluster);
+        long unreadable = policy.unreadableKeys(cluster).orElseGet(() -> cluster.keys().unreadable(cluster));
         double wall = (System.nanoTime() - started) / 1e9;
         double moved = movedAtRepairEnd - movedAtRepairStart;
         PolicySummary summary = new PolicySummary(

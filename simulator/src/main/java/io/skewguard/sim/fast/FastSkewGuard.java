@@ -1,0 +1,522 @@
+package io.skewguard.sim.fast;
+
+import io.skewguard.agent.AgentCore;
+import io.skewguard.agent.command.AgentInput;
+import io.skewguard.agent.command.AgentState;
+import io.skewguard.agent.command.CommandCheck;
+import io.skewguard.agent.command.MigrationRecord;
+import io.skewguard.agent.command.Stage;
+import io.skewguard.agent.store.InMemoryNodeStore;
+import io.skewguard.balancer.BalancerSettings;
+import io.skewguard.balancer.BalancerTopology;
+import io.skewguard.balancer.policy.ControllerState;
+import io.skewguard.balancer.policy.WeightController;
+import io.skewguard.detector.DetectorSettings;
+import io.skewguard.detector.replay.DetectorHarness;
+import io.skewguard.migrator.MigratorSettings;
+import io.skewguard.migrator.MigratorTopology;
+import io.skewguard.schemas.CapacityEvent;
+import io.skewguard.schemas.MigrationCommand;
+import io.skewguard.schemas.MigrationStatus;
+import io.skewguard.schemas.ShardUsage;
+import io.skewguard.schemas.SkewAlert;
+import io.skewguard.schemas.SkewReport;
+import io.skewguard.schemas.SlotAssignment;
+import io.skewguard.schemas.StepResult;
+import io.skewguard.schemas.Topics;
+import io.skewguard.schemas.WeightCommand;
+import io.skewguard.schemas.WriteEvent;
+import io.skewguard.schemas.serde.SchemaRegistrySerde;
+import io.skewguard.sim.model.Cluster;
+import io.skewguard.sim.model.ClusterFigures;
+import io.skewguard.sim.policy.RepairPolicy;
+import io.skewguard.sim.scenario.Scenario;
+import io.skewguard.sim.scenario.ScenarioEvent;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Properties;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Fast mode: SkewGuard's loop run by the apps' own code with simulated time and no broker. The
+ * detector is {@link DetectorHarness} (the app's ingest buffer and its Kafka Streams stage two under
+ * {@link TopologyTestDriver}); the balancer and the migrator are their topologies
+ * ({@link BalancerTopology#build}, {@link MigratorTopology#build}) each under its own
+ * {@code TopologyTestDriver}; every node has a real agent ({@link AgentCore}: the
+ * {@code CommandAgent}'s decisions and store steps without the Kafka loop) over a
+ * {@link SimNodeStore} — an {@link InMemoryNodeStore} with the node's sampled keys, bridged to the
+ * model's bytes. Records cross between them as the wire bytes the apps would write (one schema
+ * registry scope), keyed as on the real topics.
+ *
+ * <p>One step of simulated time {@code [now, now + step)}, after the model wrote the step:
+ * <ol>
+ *   <li>every (slot, node) write of the step becomes a {@link WriteEvent} and every live node sends
+ *       a {@link CapacityEvent} with its per-shard bytes, all at {@code now}; the detector gets them
+ *       in one batch and its stream time is moved to {@code now + step}, which closes the step's tick;
+ *   <li>the capacity events go to the migrator, the tick's alerts and report to the balancer and
+ *       the migrator, whose wall clocks are moved to {@code now + step} (the migrator's timeouts and
+ *       ticks run on it);
+ *   <li>weight commands go to their node's agent, which sets the writers' weight factor;
+ *       migration commands go to their agent, whose answers go back to the migrator, until no new
+ *       command comes; the agents report their running copies once per step;
+ *   <li>the writers (the model) follow the migrator's slot-table rows: in-flight marks (dual-write),
+ *       switches (the bytes change owner: counted as moved), cleared marks.
+ * </ol>
+ *
+ * <p>The slot table the migrator builds from the ring of the nodes that report capacity (ring weight
+ * 1) must be the model's; membership changes (joins, losses) are not followed by the migrator's
+ * table, so fast mode refuses scenarios that have them.
+ */
+public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FastSkewGuard.class);
+    private static final String CLUSTER = FastModeSettings.CLUSTER;
+    private static final byte[] VALUE = "sampled-key-value".getBytes(StandardCharsets.UTF_8);
+
+    private final Scenario scenario;
+    private final long step;
+    private final Path workDir;
+    private final DetectorHarness detector;
+    private final TopologyTestDriver balancer;
+    private final TopologyTestDriver migrator;
+    private final Topics topics;
+    private final SchemaRegistrySerde<SkewReport> reportSerde;
+    private final SchemaRegistrySerde<SkewAlert> alertSerde;
+    private final SchemaRegistrySerde<CapacityEvent> capacitySerde;
+    private final SchemaRegistrySerde<WeightCommand> weightSerde;
+    private final SchemaRegistrySerde<MigrationCommand> commandSerde;
+    private final SchemaRegistrySerde<MigrationStatus> statusSerde;
+    private final SchemaRegistrySerde<SlotAssignment> slotSerde;
+    private final TestInputTopic<byte[], byte[]> balancerReports;
+    private final TestInputTopic<byte[], byte[]> balancerAlerts;
+    private final TestInputTopic<byte[], byte[]> migratorReports;
+    private final TestInputTopic<byte[], byte[]> migratorAlerts;
+    private final TestInputTopic<byte[], byte[]> migratorCapacity;
+    private final TestInputTopic<byte[], byte[]> migratorStatus;
+    private final TestOutputTopic<byte[], byte[]> weightCommands;
+    private final TestOutputTopic<byte[], byte[]> balancerDlq;
+    private final TestOutputTopic<String, byte[]> migrationCommands;
+    private final TestOutputTopic<String, byte[]> slotRows;
+    private final TestOutputTopic<String, byte[]> repairStatus;
+    private final TestOutputTopic<byte[], byte[]> migratorDlq;
+    private final List<String> notes = new ArrayList<>();
+    private Cluster cluster;
+    private SimNodeStore[] stores;
+    private AgentCore[] agents;
+    private long clock;
+    private long wallClock;
+    private boolean repairing;
+    private boolean floorNoted;
+    private long weightPhaseEnd = -1;
+    private long deadLetters;
+    private long rejectedCommands;
+    private long staleKeyWrites;
+    private long committed;
+    private long aborted;
+
+    public FastSkewGuard(Scenario scenario) {
+        for (ScenarioEvent e : scenario.events()) {
+            if (e instanceof ScenarioEvent.Join || e instanceof ScenarioEvent.Loss) {
+                throw new IllegalArgumentException("fast mode cannot run scenario '" + scenario.name() + "': it has a node "
+                        + (e instanceof ScenarioEvent.Join ? "join" : "loss") + " (" + e + "), and the migrator's slot table, "
+                        + "built once from the ring of the nodes reporting capacity, does not follow membership changes; "
+                        + "run it with --mode model");
+            }
+        }
+        this.scenario = scenario;
+        this.step = scenario.stepMillis();
+        try {
+            this.workDir = Files.createTempDirectory("skewguard-fast-mode");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a temporary directory for the apps' state stores", e);
+        }
+        this.detector = new DetectorHarness(FastModeSettings.detector(scenario, workDir.resolve("detector")));
+        String registry = detector.settings().schemaRegistryUrl();
+        Map<String, Object> serdeConfig = Map.of("schema.registry.url", registry);
+        this.reportSerde = SchemaRegistrySerde.of(SkewReport.class, serdeConfig, false);
+        this.alertSerde = SchemaRegistrySerde.of(SkewAlert.class, serdeConfig, false);
+        this.capacitySerde = SchemaRegistrySerde.of(CapacityEvent.class, serdeConfig, false);
+        this.weightSerde = SchemaRegistrySerde.of(WeightCommand.class, serdeConfig, false);
+        this.commandSerde = SchemaRegistrySerde.of(MigrationCommand.class, serdeConfig, false);
+        this.statusSerde = SchemaRegistrySerde.of(MigrationStatus.class, serdeConfig, false);
+        this.slotSerde = SchemaRegistrySerde.of(SlotAssignment.class, serdeConfig, false);
+
+        BalancerSettings b = FastModeSettings.balancer(scenario, registry, workDir.resolve("balancer"));
+        Properties bp = b.streamsProperties();
+        bp.put(StreamsConfig.STATE_DIR_CONFIG, workDir.resolve("balancer").toString());
+        this.balancer = new TopologyTestDriver(
+                BalancerTopology.build(b, new WeightController(b.controller()), Stores::inMemoryKeyValueStore), bp, Instant.EPOCH);
+        MigratorSettings m = FastModeSettings.migrator(scenario, registry, workDir.resolve("migrator"));
+        this.migrator = new TopologyTestDriver(MigratorTopology.build(m, Stores::inMemoryKeyValueStore), MigratorTopology.streamsConfig(m),
+                Instant.EPOCH);
+        this.topics = b.topics();
+
+        ByteArraySerializer bytes = new ByteArraySerializer();
+        ByteArrayDeserializer bytesIn = new ByteArrayDeserializer();
+        this.balancerReports = balancer.createInputTopic(topics.reports(), bytes, bytes);
+        this.balancerAlerts = balancer.createInputTopic(topics.alerts(), bytes, bytes);
+        this.weightCommands = balancer.createOutputTopic(topics.weightCommands(), bytesIn, bytesIn);
+        this.balancerDlq = balancer.createOutputTopic(topics.dlq(), bytesIn, bytesIn);
+        this.migratorReports = migrator.createInputTopic(topics.reports(), bytes, bytes);
+        this.migratorAlerts = migrator.createInputTopic(topics.alerts(), bytes, bytes);
+        this.migratorCapacity = migrator.createInputTopic(topics.nodeCapacity(), bytes, bytes);
+        this.migratorStatus = migrator.createInputTopic(topics.migrationStatus(), bytes, bytes);
+        this.migrationCommands = migrator.createOutputTopic(topics.migrationCommands(), new StringDeserializer(), bytesIn);
+        this.slotRows = migrator.createOutputTopic(topics.slotTable(), new StringDeserializer(), bytesIn);
+        this.repairStatus = migrator.createOutputTopic(topics.migrationStatus(), new StringDeserializer(), bytesIn);
+        this.migratorDlq = migrator.createOutputTopic(topics.dlq(), bytesIn, bytesIn);
+    }
+
+    @Override
+    public String name() {
+        return "skewguard";
+    }
+
+    @Override
+    public void onStep(long now, Cluster cluster, ClusterFigures figures) {
+        if (this.cluster == null) {
+            attach(cluster);
+        }
+        long end = now + step;
+        clock = end;
+        advanceWallClocks(end);
+
+        // 1. the detector: the step's writes and every node's capacity, then close the step's tick
+        List<SpecificRecord> events = new ArrayList<>();
+        cluster.forEachStepWrite((slot, node, bytes) -> {
+            long b = Math.round(bytes);
+            if (b > 0) {
+                events.add(new WriteEvent(CLUSTER, cluster.nodes().id(node), slot, b, 1L, Instant.ofEpochMilli(now)));
+            }
+        });
+        List<CapacityEvent> capacities = capacities(cluster, now);
+        events.addAll(capacities);
+        detector.sendAll(events);
+        detector.advanceTo(CLUSTER, end);
+
+        // 2. capacity to the migrator, then the tick's alerts and report to the balancer and the migrator
+        for (CapacityEvent c : capacities) {
+            migratorCapacity.pipeInput(key(c.getNode()), capacitySerde.serializer().serialize(topics.nodeCapacity(), c), now);
+        }
+        for (DetectorHarness.Output out : detector.takeOutputs()) {
+            if (out instanceof DetectorHarness.AlertOutput a) {
+                byte[] value = alertSerde.serializer().serialize(topics.alerts(), a.alert());
+                long t = a.alert().getEventTime().toEpochMilli();
+                balancerAlerts.pipeInput(key(CLUSTER), value, t);
+                migratorAlerts.pipeInput(key(CLUSTER), value, t);
+            } else {
+                SkewReport r = ((DetectorHarness.ReportOutput) out).report();
+                byte[] value = reportSerde.serializer().serialize(topics.reports(), r);
+                long t = r.getWindowEnd().toEpochMilli();
+                balancerReports.pipeInput(key(CLUSTER), value, t);
+                migratorReports.pipeInput(key(CLUSTER), value, t);
+            }
+        }
+
+        // 3. weights to the agents; migration commands to the agents and their answers back, until quiet
+        applyWeightCommands();
+        watchController(end);
+        List<MigrationStatus> answers = new ArrayList<>();
+        for (AgentCore agent : agents) {
+            if (agent != null) {
+                answers.addAll(agent.reportCopies(end));
+            }
+        }
+        exchange(answers);
+        countDeadLetters();
+    }
+
+    /** Mirrors the model's sampled keys into the node stores and builds the agents: the first step of repair. */
+    private void attach(Cluster cluster) {
+        this.cluster = cluster;
+        int n = cluster.maxNodes();
+        this.stores = new SimNodeStore[n];
+        this.agents = new AgentCore[n];
+        for (int i = 0; i < n; i++) {
+            if (!cluster.alive(i)) {
+                continue;
+            }
+            String id = cluster.nodes().id(i);
+            InMemoryNodeStore keys = new InMemoryNodeStore(id, cluster.slotCount(), () -> clock, this::keysOf);
+            stores[i] = new SimNodeStore(keys, cluster, () -> clock);
+            agents[i] = new AgentCore(new CommandCheck(CLUSTER, id, cluster.slotCount()), stores[i], AgentState.initial(id), s -> { });
+        }
+        cluster.keys().forEachHeld((node, slot, key) -> stores[node].put(key, 1, VALUE));
+        cluster.keys().listen((key, node, slot) -> {
+            try {
+                stores[node].put(key, 1, VALUE);
+            } catch (io.skewguard.agent.store.StaleRouteException e) {
+                staleKeyWrites++;
+            }
+        });
+    }
+
+    private InMemoryNodeStore keysOf(String node) {
+        int i = cluster.nodes().indexOf(node);
+        return i >= 0 && i < stores.length && stores[i] != null ? stores[i].keys() : null;
+    }
+
+    private void advanceWallClocks(long to) {
+        if (to > wallClock) {
+            Duration d = Duration.ofMillis(to - wallClock);
+            wallClock = to;
+            balancer.advanceWallClockTime(d);
+            migrator.advanceWallClockTime(d);
+        }
+    }
+
+    private List<CapacityEvent> capacities(Cluster cluster, long now) {
+        List<CapacityEvent> out = new ArrayList<>();
+        for (int i = 0; i < cluster.maxNodes(); i++) {
+            if (!cluster.alive(i)) {
+                continue;
+            }
+            List<ShardUsage> shards = new ArrayList<>();
+            for (int s = 0; s < cluster.slotCount(); s++) {
+                long b = Math.round(cluster.shardBytes(s, i));
+                if (b > 0) {
+                    shards.add(new ShardUsage(s, b));
+                }
+            }
+            long total = Math.round(cluster.capacity(i));
+            long used = Math.max(0, Math.min(total, Math.round(cluster.used(i))));
+            out.add(new CapacityEvent(CLUSTER, cluster.nodes().id(i), used, total, cluster.rack(i), shards,
+                    Instant.ofEpochMilli(now)));
+        }
+        return out;
+    }
+
+    private void applyWeightCommands() {
+        for (KeyValue<byte[], byte[]> kv : weightCommands.readKeyValuesToList()) {
+            WeightCommand c = weightSerde.deserializer().deserialize(topics.weightCommands(), kv.value);
+            AgentCore agent = agentOf(c.getNode());
+            if (agent == null || agent.check().problem(c).isPresent()) {
+                rejectedCommands++;
+                LOG.warn("weight command refused: {}", agent == null ? "unknown node " + c.getNode() : agent.check().problem(c).get());
+                continue;
+            }
+            agent.apply(new AgentInput.Weight(c), clock);
+        }
+    }
+
+    /** Migration commands to their agents, answers back to the migrator, until no new command comes. */
+    private void exchange(List<MigrationStatus> answers) {
+        while (true) {
+            for (MigrationStatus a : answers) {
+                migratorStatus.pipeInput(key(a.getMigrationId()), statusSerde.serializer().serialize(topics.migrationStatus(), a),
+                        clock);
+            }
+            answers.clear();
+            // the writers follow the slot table first: a CLEANUP comes only after its switch
+            for (KeyValue<String, byte[]> kv : slotRows.readKeyValuesToList()) {
+                follow(slotSerde.deserializer().deserialize(topics.slotTable(), kv.value));
+            }
+            for (KeyValue<String, byte[]> kv : repairStatus.readKeyValuesToList()) {
+                MigrationStatus s = statusSerde.deserializer().deserialize(topics.migrationStatus(), kv.value);
+                LOG.info("day {}: repair {}: {}", day(clock), s.getOutcome(), s.getMessage());
+                if (s.getOutcome() == StepResult.FAILED) {
+                    notes.add(String.format(Locale.ROOT, "skewguard: day %.2f: %s", clock / 86_400_000.0, s.getMessage()));
+                }
+            }
+            List<KeyValue<String, byte[]>> commands = migrationCommands.readKeyValuesToList();
+            if (commands.isEmpty()) {
+                return;
+            }
+            for (KeyValue<String, byte[]> kv : commands) {
+                MigrationCommand c = commandSerde.deserializer().deserialize(topics.migrationCommands(), kv.value);
+                AgentCore agent = agentOf(c.getNode());
+                if (agent == null || agent.check().problem(c).isPresent()) {
+                    rejectedCommands++;
+                    LOG.warn("migration command refused: {}", agent == null ? "unknown node " + c.getNode()
+                            : agent.check().problem(c).get());
+                    continue;
+                }
+                answers.addAll(agent.apply(new AgentInput.Step(c), clock));
+            }
+        }
+    }
+
+    /** The writers' side of a slot-table row: candidates (a switch) and the in-flight mark. */
+    private void follow(SlotAssignment row) {
+        int slot = row.getSlot();
+        List<String> now = cluster.slotTable().candidateIds(slot);
+        List<String> next = row.getCandidates();
+        if (!now.equals(next)) {
+            List<String> left = new ArrayList<>(now);
+            left.removeAll(next);
+            List<String> entered = new ArrayList<>(next);
+            entered.removeAll(now);
+            if (left.size() != 1 || entered.size() != 1) {
+                throw new IllegalStateException("the migrator's slot table and the model's disagree on slot " + slot + ": "
+                        + next + " vs " + now + " (the table is built from the ring of the nodes that report capacity)");
+            }
+            cluster.switchSlot(slot, cluster.nodes().require(left.get(0)), cluster.nodes().require(entered.get(0)));
+            committed++;
+        }
+        if (row.getInFlightTarget() != null && row.getInFlightSource() != null) {
+            cluster.markInFlight(slot, cluster.nodes().require(row.getInFlightSource()),
+                    cluster.nodes().require(row.getInFlightTarget()));
+        } else if (cluster.inFlightTarget(slot) >= 0) {
+            if (now.equals(next)) {
+                aborted++; // cleared without a switch: the migration was aborted
+            }
+            cluster.dropCopy(slot, cluster.inFlightTarget(slot));
+        }
+    }
+
+    /** The balancer's controller state: when its repair ended (target or floor). */
+    private void watchController(long end) {
+        KeyValueStore<String, ControllerState> store = balancer.getKeyValueStore(BalancerTopology.STATE_STORE);
+        ControllerState s = store.get(CLUSTER);
+        if (s == null) {
+            return;
+        }
+        if (s.repairing() && !repairing) {
+            floorNoted = false;
+        }
+        if (repairing && !s.repairing() && weightPhaseEnd < 0) {
+            weightPhaseEnd = end;
+        }
+        if (s.repairing() && s.floorReached() && !floorNoted) {
+            floorNoted = true;
+            if (weightPhaseEnd < 0) {
+                weightPhaseEnd = end;
+            }
+            int atMin = 0;
+            int atMax = 0;
+            var weights = s.weights();
+            double min = weights.values().stream().mapToDouble(Double::doubleValue).min().orElse(1);
+            double max = weights.values().stream().mapToDouble(Double::doubleValue).max().orElse(1);
+            for (double w : weights.values()) {
+                atMin += w <= min ? 1 : 0;
+                atMax += w >= max ? 1 : 0;
+            }
+            notes.add(String.format(Locale.ROOT, "skewguard: at day %.2f the weight factors hit their floor: the heat Gini "
+                    + "is above the repair target %.2f, but every node outside the deadband sits at its bound (%d at %.2f, %d at "
+                    + "%.2f); weights alone can do no more", end / 86_400_000.0, scenario.skewguard().repairTarget(), atMin, min,
+                    atMax, max));
+        }
+        repairing = s.repairing();
+    }
+
+    private void countDeadLetters() {
+        deadLetters += balancerDlq.readRecordsToList().size() + migratorDlq.readRecordsToList().size()
+                + detector.deadLetters().size();
+    }
+
+    private AgentCore agentOf(String node) {
+        int i = cluster.nodes().indexOf(node);
+        return i >= 0 && i < agents.length ? agents[i] : null;
+    }
+
+    private static byte[] key(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String day(long millis) {
+        return String.format(Locale.ROOT, "%.2f", millis / 86_400_000.0);
+    }
+
+    @Override
+    public int migrationsRunning() {
+        if (agents == null) {
+            return 0;
+        }
+        Set<String> running = new HashSet<>();
+        for (AgentCore a : agents) {
+            if (a == null) {
+                continue;
+            }
+            for (MigrationRecord r : a.state().migrations().values()) {
+                if (r.stage() == Stage.COPYING || r.stage() == Stage.COPIED || r.stage() == Stage.PREPARED) {
+                    running.add(r.migrationId());
+                }
+            }
+        }
+        return running.size();
+    }
+
+    @Override
+    public long weightPhaseEnd() {
+        return weightPhaseEnd;
+    }
+
+    @Override
+    public boolean weightPhaseIsControlled() {
+        return true;
+    }
+
+    @Override
+    public List<String> notes() {
+        List<String> all = new ArrayList<>(notes);
+        all.add(String.format(Locale.ROOT, "skewguard (fast mode): detector, balancer and migrator ran as their topologies "
+                + "under TopologyTestDriver, %d node agents on in-memory stores; %d migrations committed, %d aborted, "
+                + "%d dead letters, %d commands refused by an agent, %d sampled-key writes refused as stale",
+                agents == null ? 0 : Stream.of(agents).filter(a -> a != null).count(), committed, aborted, deadLetters,
+                rejectedCommands, staleKeyWrites));
+        return all;
+    }
+
+    /** Keys no probed candidate's store holds: read from the agents' real stores, not from the model. */
+    @Override
+    public OptionalLong unreadableKeys(Cluster cluster) {
+        if (stores == null) {
+            return OptionalLong.empty();
+        }
+        return OptionalLong.of(cluster.keys().unreadable(cluster,
+                (node, slot, id, key) -> stores[node] != null && stores[node].get(key).isPresent()));
+    }
+
+    @Override
+    public void close() {
+        try {
+            detector.close();
+        } finally {
+            try {
+                balancer.close();
+            } finally {
+                try {
+                    migrator.close();
+                } finally {
+                    Stream.of(reportSerde, alertSerde, capacitySerde, weightSerde, commandSerde, statusSerde, slotSerde)
+                            .forEach(SchemaRegistrySerde::close);
+                    deleteQuietly(workDir);
+                }
+            }
+        }
+    }
+
+    private static void deleteQuietly(Path dir) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // a temp dir left behind is harmless
+        }
+    }
+}
