@@ -1,5 +1,6 @@
 package io.skewguard.migrator.policy;
 
+import io.skewguard.schemas.MigrationPhase;
 import io.skewguard.schemas.StepResult;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,7 +60,8 @@ public final class RepairCoordinator {
         String message = String.format(Locale.ROOT, "repair started: capacity CV %.4f confirmed above threshold", capacityCv);
         LOG.info("{}: {}", state.cluster(), message);
         RepairState started = new RepairState(state.cluster(), true, state.batchSeq(), state.batch(), state.unreported(),
-                state.writeLoad(), state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), message, state.routingEpoch(), 0);
+                state.writeLoad(), state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), message, state.routingEpoch(), 0,
+                state.copyBytesPerSec());
         List<Effect> effects = new ArrayList<>();
         effects.add(new Effect.ReportRepair(StepResult.PROGRESS, message));
         return planIfIdle(started, now, view, effects);
@@ -69,7 +71,11 @@ public final class RepairCoordinator {
     public Result onReport(RepairState state, double writeBytesPerSec, long reportTime, long now, Supplier<ClusterView> view) {
         AdaptiveRateLimiter.WriteLoad load = limiter.observe(state.writeLoad(), writeBytesPerSec, reportTime);
         RepairState next = new RepairState(state.cluster(), state.repairing(), state.batchSeq(), state.batch(), state.unreported(),
-                load, limiter.budget(load), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), state.lastMessage(), state.routingEpoch(), state.consecutiveAborts());
+                load, limiter.budget(load), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), state.lastMessage(), state.routingEpoch(), state.consecutiveAborts(),
+                state.copyBytesPerSec());
+        if (next.batch() != null) {
+            return rerateCopies(next);
+        }
         return planIfIdle(next, now, view, new ArrayList<>());
     }
 
@@ -88,6 +94,9 @@ public final class RepairCoordinator {
         }
         return afterTransition(state, machine.onTick(state.batch(), now), now, view);
     }
+
+    /** How far the per-copy budget may drift from the rate the running copies were sent before they get the new one. */
+    public static final double RERATE_FACTOR = 1.25;
 
     /** COPY bandwidth of one migration: the cluster budget shared by the batch's copies, at least 1. */
     public static long copyBudget(RepairState state) {
@@ -116,7 +125,7 @@ public final class RepairCoordinator {
                 state.batchesCommitted() + (finished.committed() ? 1 : 0),
                 state.batchesAborted() + (finished.committed() ? 0 : 1),
                 "batch " + batch.batchId() + " " + finished.reason(), state.routingEpoch(),
-                finished.committed() ? 0 : state.consecutiveAborts() + 1);
+                finished.committed() ? 0 : state.consecutiveAborts() + 1, 0);
         if (next.repairing() && next.consecutiveAborts() >= maxConsecutiveAborts) {
             String message = String.format(Locale.ROOT, "repair stopped early: %d batches in a row aborted, the last because %s",
                     next.consecutiveAborts(), finished.reason());
@@ -124,7 +133,7 @@ public final class RepairCoordinator {
             effects.add(new Effect.ReportRepair(StepResult.FAILED, message));
             return new Result(new RepairState(next.cluster(), false, next.batchSeq(), null, next.unreported(), next.writeLoad(),
                     next.budgetBytesPerSec(), next.bytesMoved(), next.batchesCommitted(), next.batchesAborted(), message,
-                    next.routingEpoch(), next.consecutiveAborts()), effects);
+                    next.routingEpoch(), next.consecutiveAborts(), 0), effects);
         }
         return planIfIdle(next, now, view, effects);
     }
@@ -150,7 +159,7 @@ public final class RepairCoordinator {
             LOG.info("{}: {}", state.cluster(), message);
             effects.add(new Effect.ReportRepair(reached ? StepResult.DONE : StepResult.FAILED, message));
             return new Result(new RepairState(state.cluster(), false, state.batchSeq(), null, unreported, state.writeLoad(),
-                    state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), message, state.routingEpoch(), state.consecutiveAborts()), effects);
+                    state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), message, state.routingEpoch(), state.consecutiveAborts(), 0), effects);
         }
         List<Move> moves = BatchSelection.select(plan.moves(), maxParallel);
         long seq = state.batchSeq() + 1;
@@ -160,7 +169,30 @@ public final class RepairCoordinator {
         LOG.info("{}: plan of {} moves ({} bytes), CV {} → {} ({}); batch {} starts {} of them", state.cluster(), plan.moves().size(),
                 plan.bytesMoved(), plan.currentCv(), plan.projectedCv(), plan.outcome(), batchId, moves.size());
         RepairState next = new RepairState(state.cluster(), true, seq, started.batch(), unreported, state.writeLoad(),
-                state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), state.lastMessage(), state.routingEpoch(), state.consecutiveAborts());
+                state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), state.lastMessage(), state.routingEpoch(), state.consecutiveAborts(), 0);
+        next = next.withCopyBytesPerSec(copyBudget(next)); // the rate the batch's COPY commands carry
         return new Result(next, effects);
+    }
+
+    /**
+     * A running batch's copies follow the budget: when the per-copy share moved by more than
+     * {@link #RERATE_FACTOR} either way since the COPYs were sent, every migration still copying gets
+     * its COPY again with the new rate (a repeated COPY changes only the rate of a running copy).
+     */
+    private Result rerateCopies(RepairState state) {
+        long now = copyBudget(state);
+        long sent = state.copyBytesPerSec();
+        if (!(state.batch().phase() instanceof BatchPhase.Copying) || sent <= 0
+                || (now <= sent * RERATE_FACTOR && now * RERATE_FACTOR >= sent)) {
+            return new Result(state, List.of());
+        }
+        List<Effect> effects = new ArrayList<>();
+        for (Migration m : state.batch().migrations()) {
+            if (m.state() instanceof MigrationState.Copying) {
+                effects.add(new Effect.SendCommand(MigrationPhase.COPY, m, m.target(), state.batch().batchId()));
+            }
+        }
+        LOG.debug("{}: copy rate {} -> {} B/s for {} running copies", state.cluster(), sent, now, effects.size());
+        return new Result(state.withCopyBytesPerSec(now), effects);
     }
 }

@@ -19,6 +19,7 @@ import java.util.List;
  * @param routingEpoch the slot table's routing epoch; kept here because the coordinator is the
  *     table's only writer and a switch must not scan the table to find it
  * @param consecutiveAborts batches aborted in a row (0 after a committed batch or a new repair)
+ * @param copyBytesPerSec the rate the running batch's COPY commands were last sent with; 0 without a batch
  */
 public record RepairState(
         String cluster,
@@ -33,7 +34,8 @@ public record RepairState(
         long batchesAborted,
         String lastMessage,
         long routingEpoch,
-        int consecutiveAborts) {
+        int consecutiveAborts,
+        long copyBytesPerSec) {
 
     public RepairState {
         unreported = List.copyOf(unreported);
@@ -41,17 +43,23 @@ public record RepairState(
 
     /** A cluster seen for the first time: no repair, full budget. */
     public static RepairState fresh(String cluster, long budgetBytesPerSec) {
-        return new RepairState(cluster, false, 0, null, List.of(), AdaptiveRateLimiter.WriteLoad.NONE, budgetBytesPerSec, 0, 0, 0, null, 0, 0);
+        return new RepairState(cluster, false, 0, null, List.of(), AdaptiveRateLimiter.WriteLoad.NONE, budgetBytesPerSec, 0, 0, 0, null, 0, 0, 0);
     }
 
     RepairState withBatch(SwitchBatch next) {
         return new RepairState(cluster, repairing, batchSeq, next, unreported, writeLoad, budgetBytesPerSec, bytesMoved,
-                batchesCommitted, batchesAborted, lastMessage, routingEpoch, consecutiveAborts);
+                batchesCommitted, batchesAborted, lastMessage, routingEpoch, consecutiveAborts, copyBytesPerSec);
+    }
+
+    /** The state after (re)sending the running batch's COPY commands at {@code rate}. */
+    RepairState withCopyBytesPerSec(long rate) {
+        return new RepairState(cluster, repairing, batchSeq, batch, unreported, writeLoad, budgetBytesPerSec, bytesMoved,
+                batchesCommitted, batchesAborted, lastMessage, routingEpoch, consecutiveAborts, rate);
     }
 
     /** The state after a switch raised the table's routing epoch. */
     public RepairState withRoutingEpoch(long next) {
         return new RepairState(cluster, repairing, batchSeq, batch, unreported, writeLoad, budgetBytesPerSec, bytesMoved,
-                batchesCommitted, batchesAborted, lastMessage, next, consecutiveAborts);
+                batchesCommitted, batchesAborted, lastMessage, next, consecutiveAborts, copyBytesPerSec);
     }
 }

@@ -86,6 +86,29 @@ class RepairCoordinatorTest {
     }
 
     @Test
+    void runningCopiesGetTheirCopyAgainWhenTheBudgetMovesByMoreThanAQuarterAndNotOtherwise() {
+        RepairState state = coordinator.onReport(RepairState.fresh("c1", 1_000), 100, 0, 0, views).state(); // a peak: 100 B/s
+        state = coordinator.onCapacityConfirmed(state, 0.9, 0, views).state();
+        assertThat(state.copyBytesPerSec()).isEqualTo(100); // one copy: the whole budget
+        Migration m = state.batch().migrations().get(0);
+
+        RepairCoordinator.Result small = coordinator.onReport(state, 90, 1, 1, views); // budget within 25 %
+        assertThat(small.effects()).isEmpty();
+        assertThat(small.state().copyBytesPerSec()).isEqualTo(100);
+
+        RepairCoordinator.Result trough = coordinator.onReport(small.state(), 10, 2, 2, views); // the budget is back to 1 000
+        assertThat(trough.effects()).singleElement().isEqualTo(
+                new Effect.SendCommand(MigrationPhase.COPY, m, m.target(), state.batch().batchId()));
+        assertThat(trough.state().copyBytesPerSec()).isEqualTo(1_000).isEqualTo(RepairCoordinator.copyBudget(trough.state()));
+
+        // once the copy is done nothing is resent, whatever the budget does
+        RepairState copied = coordinator.onStatus(trough.state(),
+                new StatusEvent(m.id(), m.target(), MigrationPhase.COPY, StepResult.DONE, 10 * GB, null, 3), 3, views).state();
+        assertThat(coordinator.onReport(copied, 100, 4, 4, views).effects())
+                .noneMatch(e -> e instanceof Effect.SendCommand c && c.phase() == MigrationPhase.COPY);
+    }
+
+    @Test
     void aRepairWhoseBatchesKeepAbortingStopsAndSaysWhy() {
         RepairState state = coordinator.onCapacityConfirmed(RepairState.fresh("c1", 1_000), 0.9, 0, views).state();
         List<Effect> last = List.of();

@@ -24,7 +24,8 @@ import java.util.List;
  *   <li><b>Weight</b>: applied only if its epoch is newer than the applied one; otherwise ignored.
  *       No answer either way (nothing listens for weight answers).
  *   <li><b>COPY</b> (target): first time starts the copy and answers PROGRESS 0; while copying,
- *       resumes it (the store ignores a running copy) and answers PROGRESS; once copied (COPIED,
+ *       resumes it and answers PROGRESS — a COPY with another {@code maxBytesPerSec} changes the
+ *       running copy's rate (the latest COPY's rate applies; bandwidth only, never correctness); once copied (COPIED,
  *       PREPARED, COMMITTED) answers DONE with the bytes copied; after ABORT answers FAILED.
  *   <li><b>PREPARE</b>: target answers DONE once its copy is complete, FAILED while it is not (the
  *       coordinator then aborts); source records the migration and answers DONE. After COMMIT: DONE.
@@ -129,7 +130,14 @@ public final class CommandApplier {
             return new Applied(state.with(r), List.of(start), List.of(answer(c, StepResult.PROGRESS, 0, null, now)));
         }
         return switch (r.stage()) {
-            case COPYING -> new Applied(state, List.of(start), List.of(answer(c, StepResult.PROGRESS, r.bytesCopied(), null, now)));
+            case COPYING -> {
+                // a repeated COPY resumes the copy; one with another rate changes the copy's rate (the
+                // migrator re-sends COPY when its bandwidth budget moved)
+                MigrationRecord rated = c.getMaxBytesPerSec() == r.maxBytesPerSec() ? r : r.withRate(c.getMaxBytesPerSec());
+                yield new Applied(state.with(rated),
+                        List.of(new StoreAction.StartCopy(r.migrationId(), r.slot(), r.source(), rated.maxBytesPerSec())),
+                        List.of(answer(c, StepResult.PROGRESS, r.bytesCopied(), null, now)));
+            }
             case COPIED, PREPARED, COMMITTED, CLEANED -> answerOnly(state, c, StepResult.DONE, r.bytesCopied(), null, now);
             case ABORTED -> answerOnly(state, c, StepResult.FAILED, 0, aborted(r), now);
         };

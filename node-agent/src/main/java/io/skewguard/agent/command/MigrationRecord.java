@@ -14,7 +14,7 @@ import java.util.Objects;
  * @param role this node's part
  * @param stage how far it got here
  * @param bytesCopied bytes the copy took (target, from COPIED on); 0 otherwise
- * @param maxBytesPerSec copy rate of the first COPY (target), so that a resumed copy keeps it; 0 otherwise
+ * @param maxBytesPerSec copy rate of the latest COPY (target), so that a resumed copy keeps it; 0 otherwise
  * @param copyCommandId id of the COPY command (target), so the asynchronous "copy done" answer names it
  */
 public record MigrationRecord(
@@ -34,6 +34,11 @@ public record MigrationRecord(
     /** This record at {@code next}. */
     public MigrationRecord at(Stage next) {
         return new MigrationRecord(migrationId, cluster, slot, source, target, role, next, bytesCopied, maxBytesPerSec, copyCommandId);
+    }
+
+    /** This record with the copy rate of a later COPY. */
+    public MigrationRecord withRate(long bytesPerSec) {
+        return new MigrationRecord(migrationId, cluster, slot, source, target, role, stage, bytesCopied, bytesPerSec, copyCommandId);
     }
 
     /** This record copied: stage COPIED with {@code bytes}. */

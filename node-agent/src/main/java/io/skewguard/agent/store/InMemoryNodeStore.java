@@ -156,6 +156,7 @@ public final class InMemoryNodeStore implements NodeStore {
         synchronized (this) {
             CopyJob existing = copies.get(migrationId);
             if (existing != null && existing.failure == null) {
+                existing.rate(maxBytesPerSec, clockMillis.getAsLong());
                 return;
             }
             accepting.add(slot);
@@ -370,8 +371,9 @@ public final class InMemoryNodeStore implements NodeStore {
         final String migrationId;
         final int slot;
         final InMemoryNodeStore source;
-        final long maxBytesPerSec;
-        final long startedAt;
+        long maxBytesPerSec;
+        long rateSince;
+        long copiedAtRateSince;
         final List<String> keys;
         final long bytesTotal;
         final String failure;
@@ -389,7 +391,7 @@ public final class InMemoryNodeStore implements NodeStore {
             this.slot = slot;
             this.source = source;
             this.maxBytesPerSec = maxBytesPerSec;
-            this.startedAt = startedAt;
+            this.rateSince = startedAt;
             this.keys = List.copyOf(keys);
             this.bytesTotal = bytesTotal;
             this.failure = failure;
@@ -403,14 +405,23 @@ public final class InMemoryNodeStore implements NodeStore {
             return next >= keys.size();
         }
 
-        /** Bytes the rate still allows by {@code now}: {@code rate × elapsed − copied}, cumulative. */
+        /** From {@code now} on the copy runs at {@code bytesPerSec}; what it copied so far stays. */
+        void rate(long bytesPerSec, long now) {
+            if (bytesPerSec != maxBytesPerSec && !done()) {
+                maxBytesPerSec = bytesPerSec;
+                rateSince = now;
+                copiedAtRateSince = bytesCopied;
+            }
+        }
+
+        /** Bytes the rate still allows by {@code now}: {@code rate × elapsed − copied} since the rate was set. */
         long budgetLeft(long now) {
             if (maxBytesPerSec <= 0) {
                 return Long.MAX_VALUE;
             }
-            long elapsed = Math.max(0, now - startedAt);
+            long elapsed = Math.max(0, now - rateSince);
             double allowed = (double) maxBytesPerSec * elapsed / 1000.0;
-            return allowed >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) allowed - bytesCopied;
+            return allowed >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) allowed - (bytesCopied - copiedAtRateSince);
         }
 
         CopyProgress progress() {

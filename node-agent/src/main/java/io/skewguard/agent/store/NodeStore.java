@@ -57,8 +57,9 @@ public interface NodeStore {
 
     /**
      * Target side of COPY: start dual-write and the chunked copy of {@code slot} from
-     * {@code sourceNode} at most {@code maxBytesPerSec} (0 or less: no limit). Does nothing if that
-     * copy already runs or is done; restarts it if it failed.
+     * {@code sourceNode} at most {@code maxBytesPerSec} (0 or less: no limit). If that copy already
+     * runs, only its rate changes (to {@code maxBytesPerSec}, from now on); does nothing if it is
+     * done; restarts it if it failed.
      */
     void startCopy(String migrationId, int slot, String sourceNode, long maxBytesPerSec);
 

@@ -108,6 +108,18 @@ class CommandApplierTest {
     }
 
     @Test
+    void copyRepeatedWithAnotherRateWhileCopyingRecordsAndAppliesTheNewRate() {
+        AgentState s = targetAt(Stage.COPYING);
+        Applied faster = applier.apply(s, step(COPY, "m1", 7, S, T, T, 5_000), 43);
+        assertThat(faster.state().migration("m1").maxBytesPerSec()).isEqualTo(5_000);
+        assertThat(faster.state().migration("m1").stage()).isEqualTo(Stage.COPYING);
+        assertThat(faster.actions()).containsExactly(new StoreAction.StartCopy("m1", 7, S, 5_000));
+        assertThat(only(faster).getOutcome()).isEqualTo(StepResult.PROGRESS);
+        // a resumed copy after a restart keeps the latest rate
+        assertThat(applier.resume(faster.state())).containsExactly(new StoreAction.StartCopy("m1", 7, S, 5_000));
+    }
+
+    @Test
     void prepareOnTheTargetFailsUntilTheCopyIsCompleteThenIsDone() {
         assertThat(only(onTarget(AgentState.initial(T), PREPARE)).getOutcome()).isEqualTo(StepResult.FAILED);
         Applied early = onTarget(targetAt(Stage.COPYING), PREPARE);

@@ -125,6 +125,23 @@ class InMemoryNodeStoreTest {
     }
 
     @Test
+    void startingARunningCopyAgainWithAnotherRateChangesOnlyItsPaceFromNowOn() {
+        for (String key : keysOf(2, 40)) {
+            source.put(key, 1, bytes(90)); // 100 bytes per entry
+        }
+        target.startCopy("m", 2, "src", 100); // one entry per second
+        clock.set(3_000);
+        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(300);
+        target.startCopy("m", 2, "src", 1_000); // ten entries per second from now on
+        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(300);
+        clock.set(4_000);
+        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(1_300);
+        target.startCopy("m", 2, "src", 100);
+        clock.set(5_000);
+        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(1_400);
+    }
+
+    @Test
     void aCopyFromAnUnknownNodeFailsWithAReasonAndCanBeRetried() {
         target.startCopy("m", 2, "nowhere", 0);
         CopyProgress p = target.copyProgress("m");

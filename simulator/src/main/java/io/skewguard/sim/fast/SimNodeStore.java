@@ -18,9 +18,10 @@ import java.util.function.LongSupplier;
  *
  * <ul>
  *   <li>a COPY copies the sampled keys at once (they are a sample, not the bytes) and the shard's
- *       bytes in simulated time at the COPY's {@code maxBytesPerSec}: the copy is DONE when
- *       {@code rate × elapsed} has covered the shard's bytes when the copy started (writes during the
- *       copy are dual-written by the model, see {@link Cluster#markInFlight}) and the keys are copied;
+ *       bytes in simulated time at the COPY's {@code maxBytesPerSec} — a repeated COPY with another
+ *       rate changes the pace from then on, as the in-memory store does: the copy is DONE when the
+ *       bytes copied cover the shard's bytes when the copy started (writes during the copy are
+ *       dual-written by the model, see {@link Cluster#markInFlight}) and the keys are copied;
  *   <li>a weight goes to the writers' weight factor in the model ({@link Cluster#setWeight});
  *   <li>an ABORT on the target drops the model's copy, a CLEANUP frees the source's shard.
  * </ul>
@@ -41,8 +42,9 @@ final class SimNodeStore implements NodeStore {
         final int slot;
         final int source;
         final double bytes;
-        final long bytesPerSec;
-        final long startedAt;
+        long bytesPerSec;
+        long rateSince;
+        double copiedAtRateSince;
         boolean keysCopiedInModel;
 
         Copy(int slot, int source, double bytes, long bytesPerSec, long startedAt) {
@@ -50,7 +52,23 @@ final class SimNodeStore implements NodeStore {
             this.source = source;
             this.bytes = bytes;
             this.bytesPerSec = bytesPerSec;
-            this.startedAt = startedAt;
+            this.rateSince = startedAt;
+        }
+
+        double copied(long now) {
+            if (bytesPerSec <= 0) {
+                return bytes;
+            }
+            return Math.min(bytes, copiedAtRateSince + bytesPerSec * (Math.max(0, now - rateSince) / 1000.0));
+        }
+
+        /** A repeated COPY with another rate: what was copied stays, the rest goes at the new rate. */
+        void rate(long next, long now) {
+            if (next != bytesPerSec) {
+                copiedAtRateSince = copied(now);
+                rateSince = now;
+                bytesPerSec = next;
+            }
         }
     }
 
@@ -94,7 +112,10 @@ final class SimNodeStore implements NodeStore {
     @Override
     public void startCopy(String migrationId, int slot, String sourceNode, long maxBytesPerSec) {
         keys.startCopy(migrationId, slot, sourceNode, 0);
-        if (!copies.containsKey(migrationId)) {
+        Copy running = copies.get(migrationId);
+        if (running != null) {
+            running.rate(maxBytesPerSec, clock.getAsLong());
+        } else {
             int source = cluster.nodes().require(sourceNode);
             copies.put(migrationId, new Copy(slot, source, cluster.shardBytes(slot, source), maxBytesPerSec, clock.getAsLong()));
         }
@@ -107,8 +128,7 @@ final class SimNodeStore implements NodeStore {
         if (c == null || k.status() == CopyProgress.Status.FAILED || k.status() == CopyProgress.Status.UNKNOWN) {
             return k;
         }
-        double elapsed = Math.max(0, clock.getAsLong() - c.startedAt) / 1000.0;
-        double copied = c.bytesPerSec <= 0 ? c.bytes : Math.min(c.bytes, c.bytesPerSec * elapsed);
+        double copied = c.copied(clock.getAsLong());
         boolean done = copied >= c.bytes && k.status() == CopyProgress.Status.DONE;
         if (done && !c.keysCopiedInModel) {
             cluster.copyShard(c.slot, c.source, node); // the model's key ledger follows the store

@@ -73,6 +73,21 @@ class SimNodeStoreTest {
         assertThat(to.get(key)).isPresent(); // the key itself was copied by the in-memory store
     }
 
+    @Test
+    void aRepeatedCopyWithAnotherRateChangesThePaceFromThenOn() {
+        store(source);
+        SimNodeStore to = store(target);
+        double bytes = cluster.shardBytes(slot, source);
+        long slow = (long) Math.ceil(bytes / 1000); // 1 000 simulated seconds
+        to.startCopy("m1", slot, cluster.nodes().id(source), slow);
+        clock.addAndGet(100_000); // 10 % copied
+        to.startCopy("m1", slot, cluster.nodes().id(source), 9 * slow); // the rest in 100 s
+        clock.addAndGet(99_000);
+        assertThat(to.copyProgress("m1").status()).isEqualTo(CopyProgress.Status.RUNNING);
+        clock.addAndGet(1_000);
+        assertThat(to.copyProgress("m1").status()).isEqualTo(CopyProgress.Status.DONE);
+    }
+
     private static String keyOf(SimNodeStore store, int slot) {
         for (int i = 0; ; i++) {
             if (store.keys().slotOf("k" + i) == slot) {
