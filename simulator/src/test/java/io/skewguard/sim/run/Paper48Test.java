@@ -2,26 +2,42 @@ package io.skewguard.sim.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.skewguard.sim.model.Cluster;
 import io.skewguard.sim.scenario.Scenario;
 import io.skewguard.sim.scenario.ScenarioLibrary;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The required figures of the issue on the shipped {@code paper-48} scenario, six simulated weeks,
- * SkewGuard driven through the apps' pure policy classes. The hot-spot figure (heat Gini under 0.25
- * within 40 minutes) is NOT asserted because this model does not meet it: see docs/simulator.md
- * ("What is not met") — the weight factors reach their [0.5, 2.0] floor at a heat Gini near 0.30
- * before the hot spot starts, and that floor is asserted below as the report states it.
+ * The issue's required figures on the shipped {@code paper-48} scenario that the model meets, six
+ * simulated weeks, SkewGuard driven through the apps' pure policy classes: baseline capacity CV, final
+ * capacity CV, bytes moved against the minimum, every sampled key readable — on the scenario's seed,
+ * and the final CV and bytes on seeds 1–5 too.
+ *
+ * <p>Not asserted, because not met (docs/simulator.md, "What is met, what is not"): the hot-spot
+ * recovery (heat Gini back under 0.25 within 40 minutes). With heat of the kind weights can fix
+ * (asserted below: no slot hotter than m/N) the heat Gini stays under the paper's 0.40 alert, so
+ * neither a weight phase nor a hot-spot repair is ever started; the case weights cannot fix is the
+ * {@code hot-slot-floor} scenario ({@link HotSlotFloorTest}).
  */
 class Paper48Test {
 
+    private static Scenario paper;
     private static PolicySummary skewguard;
 
     @BeforeAll
     static void run() {
-        Scenario paper = ScenarioLibrary.load("paper-48");
+        paper = ScenarioLibrary.load("paper-48");
         skewguard = Simulation.run(paper, "skewguard", progress -> { }).summary();
+    }
+
+    @Test
+    void theHeatIsOfTheKindWeightsCanFixNoSlotTakesMoreThanMOverNOfTheWrites() {
+        Cluster cluster = new Cluster(paper);
+        double fairShareOfACandidateSet = (double) paper.candidates() / paper.nodes().size();
+        assertThat(cluster.share(cluster.hottestSlot())).isLessThan(fairShareOfACandidateSet);
     }
 
     @Test
@@ -46,9 +62,12 @@ class Paper48Test {
         assertThat(skewguard.keysUnreadable()).isZero();
     }
 
-    @Test
-    void theWeightPhaseLowersTheHeatGiniAndTheReportNamesItsFloor() {
-        assertThat(skewguard.giniAfterWeights()).isLessThan(skewguard.giniBeforeWeights());
-        assertThat(skewguard.notes()).anySatisfy(n -> assertThat(n).contains("hit their floor"));
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {1, 2, 3, 4, 5})
+    void finalCvAndBytesMovedHoldOnOtherSeedsToo(long seed) {
+        PolicySummary other = Simulation.run(paper.withSeed(seed), "skewguard", progress -> { }).summary();
+        assertThat(other.finalCv()).isLessThanOrEqualTo(0.09);
+        assertThat(other.bytesMoved()).isPositive().isLessThanOrEqualTo(1.2 * other.minimumBytes());
+        assertThat(other.keysUnreadable()).isZero();
     }
 }
