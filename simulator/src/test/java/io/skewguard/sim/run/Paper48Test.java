@@ -7,37 +7,56 @@ import io.skewguard.sim.scenario.Scenario;
 import io.skewguard.sim.scenario.ScenarioLibrary;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The issue's required figures on the shipped {@code paper-48} scenario that the model meets, six
- * simulated weeks, SkewGuard driven through the apps' pure policy classes: baseline capacity CV, final
- * capacity CV, bytes moved against the minimum, every sampled key readable — on the scenario's seed,
- * and the final CV and bytes on seeds 1–5 too.
- *
- * <p>Not asserted, because not met (docs/simulator.md, "What is met, what is not"): the hot-spot
- * recovery (heat Gini back under 0.25 within 40 minutes). With heat of the kind weights can fix
- * (asserted below: no slot hotter than m/N) the heat Gini stays under the paper's 0.40 alert, so
- * neither a weight phase nor a hot-spot repair is ever started; the case weights cannot fix is the
- * {@code hot-slot-floor} scenario ({@link HotSlotFloorTest}).
+ * The issue's required figures on the shipped {@code paper-48}, six simulated weeks, SkewGuard driven
+ * through the apps' pure policy classes (fast mode: {@code Paper48FastModeTest}): baseline capacity CV,
+ * final capacity CV, bytes moved against the minimum, every sampled key readable. And the weakness the
+ * paper's heat Gini brings in this model, kept visible: the hottest slot takes more than m/N of the
+ * writes, so the alert fires, the weight phase stops at its floor above the repair target, the report
+ * says so, and the hot spot is never back under 0.25 (the issue's 40-minute figure is not met).
  */
 class Paper48Test {
 
-    private static Scenario paper;
+    private static Scenario scenario;
     private static PolicySummary skewguard;
 
     @BeforeAll
     static void run() {
-        paper = ScenarioLibrary.load("paper-48");
-        skewguard = Simulation.run(paper, "skewguard", progress -> { }).summary();
+        scenario = ScenarioLibrary.load("paper-48");
+        skewguard = Simulation.run(scenario, "skewguard", progress -> { }).summary();
     }
 
     @Test
-    void theHeatIsOfTheKindWeightsCanFixNoSlotTakesMoreThanMOverNOfTheWrites() {
-        Cluster cluster = new Cluster(paper);
-        double fairShareOfACandidateSet = (double) paper.candidates() / paper.nodes().size();
-        assertThat(cluster.share(cluster.hottestSlot())).isLessThan(fairShareOfACandidateSet);
+    void theHottestSlotTakesMoreThanMOverNOfTheWrites() {
+        Cluster cluster = new Cluster(scenario);
+        double fairShareOfACandidateSet = (double) scenario.candidates() / scenario.nodes().size();
+        assertThat(cluster.share(cluster.hottestSlot())).isGreaterThan(fairShareOfACandidateSet);
+    }
+
+    @Test
+    void theHeatAlertFiresAndTheWeightPhaseStopsAtItsFloorAboveTheRepairTarget() {
+        assertThat(skewguard.giniBeforeWeights()).isGreaterThan(scenario.skewguard().heatThreshold());
+        assertThat(skewguard.giniAfterWeights()).isNotNull()
+                .isLessThan(skewguard.giniBeforeWeights())
+                .isGreaterThan(scenario.skewguard().repairTarget());
+    }
+
+    @Test
+    void theReportStatesTheFloor() {
+        assertThat(skewguard.notes()).anySatisfy(n -> assertThat(n).contains("hit their floor").contains("weights alone can do no more"));
+    }
+
+    @Test
+    void theHotSpotIsNeverBackUnderPointTwentyFive() {
+        assertThat(skewguard.hotspotGiniPeak()).isGreaterThan(Simulation.HOTSPOT_RECOVERED);
+        assertThat(skewguard.hotspotRecoveryMinutes()).isNull();
+    }
+
+    @Test
+    void everySampledKeyIsStillReadableAtTheEnd() {
+        assertThat(skewguard.keysWritten()).isEqualTo(20_000);
+        assertThat(skewguard.keysUnreadable()).isZero();
     }
 
     @Test
@@ -54,20 +73,5 @@ class Paper48Test {
     void bytesMovedStayWithinOnePointTwoTimesTheMinimum() {
         assertThat(skewguard.minimumBytes()).isPositive();
         assertThat(skewguard.bytesMoved()).isPositive().isLessThanOrEqualTo(1.2 * skewguard.minimumBytes());
-    }
-
-    @Test
-    void everySampledKeyIsStillReadableAtTheEnd() {
-        assertThat(skewguard.keysWritten()).isEqualTo(20_000);
-        assertThat(skewguard.keysUnreadable()).isZero();
-    }
-
-    @ParameterizedTest(name = "seed {0}")
-    @ValueSource(longs = {1, 2, 3, 4, 5})
-    void finalCvAndBytesMovedHoldOnOtherSeedsToo(long seed) {
-        PolicySummary other = Simulation.run(paper.withSeed(seed), "skewguard", progress -> { }).summary();
-        assertThat(other.finalCv()).isLessThanOrEqualTo(0.09);
-        assertThat(other.bytesMoved()).isPositive().isLessThanOrEqualTo(1.2 * other.minimumBytes());
-        assertThat(other.keysUnreadable()).isZero();
     }
 }

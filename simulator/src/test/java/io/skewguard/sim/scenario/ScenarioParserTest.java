@@ -139,7 +139,7 @@ class ScenarioParserTest {
 
     @Test
     void everyShippedScenarioParses() {
-        assertThat(ScenarioLibrary.shipped()).containsExactly("paper-48", "hot-slot-floor", "join-and-hotspot", "node-loss", "scale-512");
+        assertThat(ScenarioLibrary.shipped()).containsExactly("paper-48", "paper-48-spreadable", "join-and-hotspot", "node-loss", "scale-512");
         for (String name : ScenarioLibrary.shipped()) {
             Scenario s = ScenarioLibrary.load(name);
             assertThat(s.name()).isEqualTo(name);
