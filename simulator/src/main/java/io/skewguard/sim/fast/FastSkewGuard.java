@@ -30,6 +30,7 @@ import io.skewguard.schemas.serde.SchemaRegistrySerde;
 import io.skewguard.sim.model.Cluster;
 import io.skewguard.sim.model.ClusterFigures;
 import io.skewguard.sim.policy.RepairPolicy;
+import io.skewguard.sim.policy.SkewGuardLoop;
 import io.skewguard.sim.scenario.Scenario;
 import io.skewguard.sim.scenario.ScenarioEvent;
 import java.io.IOException;
@@ -134,6 +135,7 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
     private boolean repairing;
     private boolean floorNoted;
     private long weightPhaseEnd = -1;
+    private double lastHeatGini;
     private long deadLetters;
     private long rejectedCommands;
     private long staleKeyWrites;
@@ -232,6 +234,7 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
                 migratorAlerts.pipeInput(key(CLUSTER), value, t);
             } else {
                 SkewReport r = ((DetectorHarness.ReportOutput) out).report();
+                lastHeatGini = r.getHeatGini();
                 byte[] value = reportSerde.serializer().serialize(topics.reports(), r);
                 long t = r.getWindowEnd().toEpochMilli();
                 balancerReports.pipeInput(key(CLUSTER), value, t);
@@ -417,10 +420,7 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
                 atMin += w <= min ? 1 : 0;
                 atMax += w >= max ? 1 : 0;
             }
-            notes.add(String.format(Locale.ROOT, "skewguard: at day %.2f the weight factors hit their floor: the heat Gini "
-                    + "is above the repair target %.2f, but every node outside the deadband sits at its bound (%d at %.2f, %d at "
-                    + "%.2f); weights alone can do no more", end / 86_400_000.0, scenario.skewguard().repairTarget(), atMin, min,
-                    atMax, max));
+            notes.add(SkewGuardLoop.floorNote(end, lastHeatGini, scenario.skewguard().repairTarget(), atMin, min, atMax, max));
         }
         repairing = s.repairing();
     }

@@ -170,13 +170,18 @@ public final class SkewGuardLoop implements RepairPolicy {
                     atMax += cluster.weight(i) >= controller.settings().maxWeight() ? 1 : 0;
                 }
             }
-            notes.add(String.format(Locale.ROOT,
-                    "skewguard: at day %.2f the weight factors hit their floor: heat Gini %.3f is above the repair target "
-                            + "%.2f, but every node outside the deadband sits at its bound (%d at %.1f, %d at %.1f); "
-                            + "weights alone can do no more",
-                    now / 86_400_000.0, gini, settings.repairTarget(), atMin, controller.settings().minWeight(), atMax,
+            notes.add(floorNote(now, gini, settings.repairTarget(), atMin, controller.settings().minWeight(), atMax,
                     controller.settings().maxWeight()));
         }
+    }
+
+    /** The report's plain statement that the weight factors hit their floor (both modes say it the same way). */
+    public static String floorNote(long at, double gini, double repairTarget, int atMin, double min, int atMax, double max) {
+        return String.format(Locale.ROOT,
+                "skewguard: at day %.2f the weight factors hit their floor: heat Gini %.3f is above the repair target "
+                        + "%.2f, but every node outside the deadband sits at its bound (%d at %.1f, %d at %.1f); "
+                        + "weights alone can do no more",
+                at / 86_400_000.0, gini, repairTarget, atMin, min, atMax, max);
     }
 
     private ClusterView view(Cluster cluster, long now) {
