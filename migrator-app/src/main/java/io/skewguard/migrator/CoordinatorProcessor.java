@@ -79,7 +79,8 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         this.settings = settings;
         this.coordinator = new RepairCoordinator(settings.planner(),
                 new io.skewguard.migrator.policy.BatchStateMachine(settings.timeouts()), settings.rateLimiter(), settings.maxParallel(),
-                settings.maxConsecutiveAborts());
+                settings.maxConsecutiveAborts(), settings.maintenanceFactor(),
+                settings.maintenanceHold().toMillis());
     }
 
     @Override
@@ -121,7 +122,8 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             SkewReport report = r.value();
             reports.put(cluster, report);
             double seconds = Duration.between(report.getWindowStart(), report.getWindowEnd()).toMillis() / 1000.0;
-            result = coordinator.onReport(state, report.getTotalWriteBytes() / seconds, report.getWindowEnd().toEpochMilli(), now, view);
+            result = coordinator.onReport(state, report.getTotalWriteBytes() / seconds, report.getCapacityCv(),
+                    report.getWindowEnd().toEpochMilli(), now, view);
             budget.record(result.state().budgetBytesPerSec());
         } else if (input instanceof MigratorInput.Capacity c) {
             keepLatest(c.value());

@@ -131,6 +131,16 @@ public final class MigratorApp implements Callable<Integer> {
     @Option(names = "--vnodes-per-unit", paramLabel = "N", description = "Ring points per unit of node weight. Default: ${DEFAULT-VALUE}")
     String vnodesPerUnit;
 
+    @Option(names = "--maintenance-factor", paramLabel = "F",
+            description = {"After a repair reached target-cv, a capacity CV above F x target-cv for maintenance-hold",
+                    "(in the reports) starts a maintenance repair without waiting for the detector's alert; 0 = off.",
+                    "Default: ${DEFAULT-VALUE}"})
+    String maintenanceFactor;
+
+    @Option(names = "--maintenance-hold", paramLabel = "DURATION",
+            description = "How long the CV must stay above the maintenance level. Default: ${DEFAULT-VALUE}")
+    String maintenanceHold;
+
     private final Map<String, String> environment;
 
     public MigratorApp() {

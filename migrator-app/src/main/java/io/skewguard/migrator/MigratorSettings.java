@@ -68,7 +68,9 @@ public record MigratorSettings(
         Duration commitInterval,
         int slotCount,
         int candidates,
-        int vnodesPerUnit) {
+        int vnodesPerUnit,
+        double maintenanceFactor,
+        Duration maintenanceHold) {
 
     /** Environment variables start with this. */
     public static final String ENV_PREFIX = "SKEWGUARD_MIGRATOR_";
@@ -84,6 +86,9 @@ public record MigratorSettings(
         timeouts(copyStallTimeout, prepareTimeout, retryInterval, abortTimeout);
         new AdaptiveRateLimiter(maxBytesPerSec, lowLoad, highLoad, budgetFloor, peakHalfLife.toMillis());
         new ColdestFirstPlanner(targetCv, overshoot);
+        if (!(maintenanceFactor == 0 || maintenanceFactor >= 1) || maintenanceHold.isNegative()) {
+            throw new IllegalArgumentException("maintenance-factor must be 0 (off) or >= 1 and maintenance-hold >= 0");
+        }
         if (tickInterval.toMillis() < 1 || commitInterval.toMillis() < 1) {
             throw new IllegalArgumentException("tick-interval and commit-interval must be >= 1 ms");
         }
@@ -115,6 +120,8 @@ public record MigratorSettings(
         d.put("slot-count", Integer.toString(SlotTable.DEFAULT_SLOT_COUNT));
         d.put("candidates", Integer.toString(SlotTable.DEFAULT_CANDIDATES));
         d.put("vnodes-per-unit", Integer.toString(HashRing.DEFAULT_VNODES_PER_UNIT));
+        d.put("maintenance-factor", "1.5");
+        d.put("maintenance-hold", "PT5M");
         return d;
     }
 
@@ -150,7 +157,9 @@ public record MigratorSettings(
                 duration(v, "commit-interval"),
                 integer(v, "slot-count"),
                 integer(v, "candidates"),
-                integer(v, "vnodes-per-unit"));
+                integer(v, "vnodes-per-unit"),
+                number(v, "maintenance-factor"),
+                duration(v, "maintenance-hold"));
     }
 
     /**

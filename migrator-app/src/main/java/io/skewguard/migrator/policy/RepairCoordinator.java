@@ -27,6 +27,8 @@ public final class RepairCoordinator {
     private final AdaptiveRateLimiter limiter;
     private final int maxParallel;
     private final int maxConsecutiveAborts;
+    private final double maintenanceFactor;
+    private final long maintenanceHoldMillis;
 
     /**
      * @param maxParallel most migrations of one batch
@@ -35,6 +37,22 @@ public final class RepairCoordinator {
      */
     public RepairCoordinator(MigrationPlanner planner, BatchStateMachine machine, AdaptiveRateLimiter limiter, int maxParallel,
             int maxConsecutiveAborts) {
+        this(planner, machine, limiter, maxParallel, maxConsecutiveAborts, 0, 0);
+    }
+
+    /**
+     * @param maintenanceFactor after a repair ended without failing, a capacity CV above this × the
+     *     larger of its target and the CV it ended at, for {@code maintenanceHoldMillis} (report time),
+     *     starts a maintenance repair without waiting for the detector's alert (whose threshold sits
+     *     far above the planner's target); 0 disables
+     */
+    public RepairCoordinator(MigrationPlanner planner, BatchStateMachine machine, AdaptiveRateLimiter limiter, int maxParallel,
+            int maxConsecutiveAborts, double maintenanceFactor, long maintenanceHoldMillis) {
+        if (!(maintenanceFactor == 0 || maintenanceFactor >= 1) || maintenanceHoldMillis < 0) {
+            throw new IllegalArgumentException("maintenanceFactor must be 0 or >= 1 and maintenanceHoldMillis >= 0");
+        }
+        this.maintenanceFactor = maintenanceFactor;
+        this.maintenanceHoldMillis = maintenanceHoldMillis;
         if (maxParallel < 1 || maxConsecutiveAborts < 1) {
             throw new IllegalArgumentException("maxParallel and maxConsecutiveAborts must be >= 1");
         }
@@ -61,20 +79,46 @@ public final class RepairCoordinator {
         LOG.info("{}: {}", state.cluster(), message);
         RepairState started = new RepairState(state.cluster(), true, state.batchSeq(), state.batch(), state.unreported(),
                 state.writeLoad(), state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), message, state.routingEpoch(), 0,
-                state.copyBytesPerSec());
+                state.copyBytesPerSec(), 0, RepairState.NEVER);
         List<Effect> effects = new ArrayList<>();
         effects.add(new Effect.ReportRepair(StepResult.PROGRESS, message));
         return planIfIdle(started, now, view, effects);
     }
 
-    /** A report: the write load moves the budget; an idle repair gets another chance to plan. */
-    public Result onReport(RepairState state, double writeBytesPerSec, long reportTime, long now, Supplier<ClusterView> view) {
+    /**
+     * A report: the write load moves the budget; an idle repair gets another chance to plan; a
+     * settled cluster whose capacity CV ({@code NaN} if unknown) has drifted above the maintenance
+     * level for the hold time starts a maintenance repair.
+     */
+    public Result onReport(RepairState state, double writeBytesPerSec, double capacityCv, long reportTime, long now,
+            Supplier<ClusterView> view) {
         AdaptiveRateLimiter.WriteLoad load = limiter.observe(state.writeLoad(), writeBytesPerSec, reportTime);
         RepairState next = new RepairState(state.cluster(), state.repairing(), state.batchSeq(), state.batch(), state.unreported(),
                 load, limiter.budget(load), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), state.lastMessage(), state.routingEpoch(), state.consecutiveAborts(),
-                state.copyBytesPerSec());
+                state.copyBytesPerSec(), state.maintenanceLevel(), state.driftSince());
         if (next.batch() != null) {
             return rerateCopies(next);
+        }
+        double level = next.maintenanceLevel();
+        if (!next.repairing() && level > 0 && !Double.isNaN(capacityCv)) {
+            if (capacityCv <= level) {
+                next = next.withDriftSince(RepairState.NEVER);
+            } else {
+                long since = next.driftSince() == RepairState.NEVER ? reportTime : next.driftSince();
+                next = next.withDriftSince(since);
+                if (reportTime - since >= maintenanceHoldMillis) {
+                    String message = String.format(Locale.ROOT,
+                            "maintenance repair started: capacity CV %.4f above %.4f for %d s since the last repair",
+                            capacityCv, level, (reportTime - since) / 1000);
+                    LOG.info("{}: {}", next.cluster(), message);
+                    RepairState started = new RepairState(next.cluster(), true, next.batchSeq(), null, next.unreported(),
+                            next.writeLoad(), next.budgetBytesPerSec(), next.bytesMoved(), next.batchesCommitted(),
+                            next.batchesAborted(), message, next.routingEpoch(), 0, 0, 0, RepairState.NEVER);
+                    List<Effect> effects = new ArrayList<>();
+                    effects.add(new Effect.ReportRepair(StepResult.PROGRESS, message));
+                    return planIfIdle(started, now, view, effects);
+                }
+            }
         }
         return planIfIdle(next, now, view, new ArrayList<>());
     }
@@ -98,10 +142,20 @@ public final class RepairCoordinator {
     /** How far the per-copy budget may drift from the rate the running copies were sent before they get the new one. */
     public static final double RERATE_FACTOR = 1.25;
 
-    /** COPY bandwidth of one migration: the cluster budget shared by the batch's copies, at least 1. */
+    /**
+     * COPY bandwidth of one migration: the cluster budget shared by the batch's copies still copying,
+     * at least 1 — a copy that is done leaves its share to the others (they get it through a re-sent
+     * COPY, see {@link #RERATE_FACTOR}), so a batch is not held at a fraction of the budget by its one
+     * large copy.
+     */
     public static long copyBudget(RepairState state) {
-        int copies = state.batch() == null ? 1 : Math.max(1, state.batch().migrations().size());
-        return Math.max(1, state.budgetBytesPerSec() / copies);
+        int copies = 0;
+        if (state.batch() != null) {
+            for (Migration m : state.batch().migrations()) {
+                copies += m.state() instanceof MigrationState.Copying ? 1 : 0;
+            }
+        }
+        return Math.max(1, state.budgetBytesPerSec() / Math.max(1, copies));
     }
 
     private Result afterTransition(RepairState state, BatchStateMachine.Transition t, long now, Supplier<ClusterView> view) {
@@ -125,7 +179,7 @@ public final class RepairCoordinator {
                 state.batchesCommitted() + (finished.committed() ? 1 : 0),
                 state.batchesAborted() + (finished.committed() ? 0 : 1),
                 "batch " + batch.batchId() + " " + finished.reason(), state.routingEpoch(),
-                finished.committed() ? 0 : state.consecutiveAborts() + 1, 0);
+                finished.committed() ? 0 : state.consecutiveAborts() + 1, 0, state.maintenanceLevel(), state.driftSince());
         if (next.repairing() && next.consecutiveAborts() >= maxConsecutiveAborts) {
             String message = String.format(Locale.ROOT, "repair stopped early: %d batches in a row aborted, the last because %s",
                     next.consecutiveAborts(), finished.reason());
@@ -133,7 +187,7 @@ public final class RepairCoordinator {
             effects.add(new Effect.ReportRepair(StepResult.FAILED, message));
             return new Result(new RepairState(next.cluster(), false, next.batchSeq(), null, next.unreported(), next.writeLoad(),
                     next.budgetBytesPerSec(), next.bytesMoved(), next.batchesCommitted(), next.batchesAborted(), message,
-                    next.routingEpoch(), next.consecutiveAborts(), 0), effects);
+                    next.routingEpoch(), next.consecutiveAborts(), 0, 0, RepairState.NEVER), effects);
         }
         return planIfIdle(next, now, view, effects);
     }
@@ -159,7 +213,8 @@ public final class RepairCoordinator {
             LOG.info("{}: {}", state.cluster(), message);
             effects.add(new Effect.ReportRepair(reached ? StepResult.DONE : StepResult.FAILED, message));
             return new Result(new RepairState(state.cluster(), false, state.batchSeq(), null, unreported, state.writeLoad(),
-                    state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), message, state.routingEpoch(), state.consecutiveAborts(), 0), effects);
+                    state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), message, state.routingEpoch(), state.consecutiveAborts(), 0,
+                    maintenanceFactor * Math.max(plan.targetCv(), plan.currentCv()), RepairState.NEVER), effects);
         }
         List<Move> moves = BatchSelection.select(plan.moves(), maxParallel);
         long seq = state.batchSeq() + 1;
@@ -169,7 +224,8 @@ public final class RepairCoordinator {
         LOG.info("{}: plan of {} moves ({} bytes), CV {} → {} ({}); batch {} starts {} of them", state.cluster(), plan.moves().size(),
                 plan.bytesMoved(), plan.currentCv(), plan.projectedCv(), plan.outcome(), batchId, moves.size());
         RepairState next = new RepairState(state.cluster(), true, seq, started.batch(), unreported, state.writeLoad(),
-                state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), state.lastMessage(), state.routingEpoch(), state.consecutiveAborts(), 0);
+                state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), state.lastMessage(), state.routingEpoch(), state.consecutiveAborts(), 0,
+                0, RepairState.NEVER);
         next = next.withCopyBytesPerSec(copyBudget(next)); // the rate the batch's COPY commands carry
         return new Result(next, effects);
     }

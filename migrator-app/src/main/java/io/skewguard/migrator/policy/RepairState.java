@@ -20,6 +20,11 @@ import java.util.List;
  *     table's only writer and a switch must not scan the table to find it
  * @param consecutiveAborts batches aborted in a row (0 after a committed batch or a new repair)
  * @param copyBytesPerSec the rate the running batch's COPY commands were last sent with; 0 without a batch
+ * @param maintenanceLevel the capacity CV above which a maintenance repair starts, set when a repair
+ *     ends without failing (factor × the larger of its target and the CV it ended at); 0 when none
+ *     may start (never repaired, repairing, or the last repair stopped on aborts)
+ * @param driftSince report time from which the capacity CV has stayed above the maintenance level,
+ *     {@link #NEVER} if it is not above
  */
 public record RepairState(
         String cluster,
@@ -35,7 +40,13 @@ public record RepairState(
         String lastMessage,
         long routingEpoch,
         int consecutiveAborts,
-        long copyBytesPerSec) {
+        long copyBytesPerSec,
+        double maintenanceLevel,
+        long driftSince) {
+
+    /** Marks "no such time". */
+    public static final long NEVER = Long.MIN_VALUE;
+
 
     public RepairState {
         unreported = List.copyOf(unreported);
@@ -43,23 +54,29 @@ public record RepairState(
 
     /** A cluster seen for the first time: no repair, full budget. */
     public static RepairState fresh(String cluster, long budgetBytesPerSec) {
-        return new RepairState(cluster, false, 0, null, List.of(), AdaptiveRateLimiter.WriteLoad.NONE, budgetBytesPerSec, 0, 0, 0, null, 0, 0, 0);
+        return new RepairState(cluster, false, 0, null, List.of(), AdaptiveRateLimiter.WriteLoad.NONE, budgetBytesPerSec, 0, 0, 0, null, 0, 0, 0, 0, NEVER);
     }
 
     RepairState withBatch(SwitchBatch next) {
         return new RepairState(cluster, repairing, batchSeq, next, unreported, writeLoad, budgetBytesPerSec, bytesMoved,
-                batchesCommitted, batchesAborted, lastMessage, routingEpoch, consecutiveAborts, copyBytesPerSec);
+                batchesCommitted, batchesAborted, lastMessage, routingEpoch, consecutiveAborts, copyBytesPerSec, maintenanceLevel, driftSince);
     }
 
     /** The state after (re)sending the running batch's COPY commands at {@code rate}. */
     RepairState withCopyBytesPerSec(long rate) {
         return new RepairState(cluster, repairing, batchSeq, batch, unreported, writeLoad, budgetBytesPerSec, bytesMoved,
-                batchesCommitted, batchesAborted, lastMessage, routingEpoch, consecutiveAborts, rate);
+                batchesCommitted, batchesAborted, lastMessage, routingEpoch, consecutiveAborts, rate, maintenanceLevel, driftSince);
+    }
+
+    /** The state with the capacity CV above the maintenance level since {@code since} ({@link #NEVER}: not above). */
+    RepairState withDriftSince(long since) {
+        return new RepairState(cluster, repairing, batchSeq, batch, unreported, writeLoad, budgetBytesPerSec, bytesMoved,
+                batchesCommitted, batchesAborted, lastMessage, routingEpoch, consecutiveAborts, copyBytesPerSec, maintenanceLevel, since);
     }
 
     /** The state after a switch raised the table's routing epoch. */
     public RepairState withRoutingEpoch(long next) {
         return new RepairState(cluster, repairing, batchSeq, batch, unreported, writeLoad, budgetBytesPerSec, bytesMoved,
-                batchesCommitted, batchesAborted, lastMessage, next, consecutiveAborts, copyBytesPerSec);
+                batchesCommitted, batchesAborted, lastMessage, next, consecutiveAborts, copyBytesPerSec, maintenanceLevel, driftSince);
     }
 }

@@ -69,7 +69,7 @@ class RepairCoordinatorTest {
                 new CapacityReading("c", 13 * GB, 100 * GB, null, Map.of(), 5)),
                 new long[0], view.candidateSets());
 
-        RepairCoordinator.Result r = coordinator.onReport(state.withBatch(null), 10, 5, 5, views);
+        RepairCoordinator.Result r = coordinator.onReport(state.withBatch(null), 10, Double.NaN, 5, 5, views);
 
         assertThat(r.state().repairing()).isFalse();
         assertThat(r.effects()).singleElement().isInstanceOfSatisfying(Effect.ReportRepair.class,
@@ -79,24 +79,24 @@ class RepairCoordinatorTest {
     @Test
     void reportsMoveTheBudgetAndTheCopyShareIsTheBudgetOverTheBatch() {
         RepairState state = RepairState.fresh("c1", 1_000);
-        state = coordinator.onReport(state, 100, 0, 0, views).state(); // the peak
+        state = coordinator.onReport(state, 100, Double.NaN, 0, 0, views).state(); // the peak
         assertThat(state.budgetBytesPerSec()).isEqualTo(100);
-        state = coordinator.onReport(state, 10, 1, 1, views).state(); // a trough
+        state = coordinator.onReport(state, 10, Double.NaN, 1, 1, views).state(); // a trough
         assertThat(state.budgetBytesPerSec()).isEqualTo(1_000);
     }
 
     @Test
     void runningCopiesGetTheirCopyAgainWhenTheBudgetMovesByMoreThanAQuarterAndNotOtherwise() {
-        RepairState state = coordinator.onReport(RepairState.fresh("c1", 1_000), 100, 0, 0, views).state(); // a peak: 100 B/s
+        RepairState state = coordinator.onReport(RepairState.fresh("c1", 1_000), 100, Double.NaN, 0, 0, views).state(); // a peak: 100 B/s
         state = coordinator.onCapacityConfirmed(state, 0.9, 0, views).state();
         assertThat(state.copyBytesPerSec()).isEqualTo(100); // one copy: the whole budget
         Migration m = state.batch().migrations().get(0);
 
-        RepairCoordinator.Result small = coordinator.onReport(state, 90, 1, 1, views); // budget within 25 %
+        RepairCoordinator.Result small = coordinator.onReport(state, 90, Double.NaN, 1, 1, views); // budget within 25 %
         assertThat(small.effects()).isEmpty();
         assertThat(small.state().copyBytesPerSec()).isEqualTo(100);
 
-        RepairCoordinator.Result trough = coordinator.onReport(small.state(), 10, 2, 2, views); // the budget is back to 1 000
+        RepairCoordinator.Result trough = coordinator.onReport(small.state(), 10, Double.NaN, 2, 2, views); // the budget is back to 1 000
         assertThat(trough.effects()).singleElement().isEqualTo(
                 new Effect.SendCommand(MigrationPhase.COPY, m, m.target(), state.batch().batchId()));
         assertThat(trough.state().copyBytesPerSec()).isEqualTo(1_000).isEqualTo(RepairCoordinator.copyBudget(trough.state()));
@@ -104,8 +104,55 @@ class RepairCoordinatorTest {
         // once the copy is done nothing is resent, whatever the budget does
         RepairState copied = coordinator.onStatus(trough.state(),
                 new StatusEvent(m.id(), m.target(), MigrationPhase.COPY, StepResult.DONE, 10 * GB, null, 3), 3, views).state();
-        assertThat(coordinator.onReport(copied, 100, 4, 4, views).effects())
+        assertThat(coordinator.onReport(copied, 100, Double.NaN, 4, 4, views).effects())
                 .noneMatch(e -> e instanceof Effect.SendCommand c && c.phase() == MigrationPhase.COPY);
+    }
+
+    @Test
+    void aCopyThatIsDoneLeavesItsShareOfTheBudgetToTheCopiesStillRunning() {
+        Migration a = new Migration("m-a", 0, "a", "b", 10, new MigrationState.Copying(0, 0));
+        Migration b = new Migration("m-b", 1, "c", "d", 10, new MigrationState.Copying(0, 0));
+        RepairState two = RepairState.fresh("c1", 1_000).withBatch(new SwitchBatch("c1", "b1", List.of(a, b), new BatchPhase.Copying()));
+        assertThat(RepairCoordinator.copyBudget(two)).isEqualTo(500);
+        RepairState one = two.withBatch(new SwitchBatch("c1", "b1", List.of(a.with(new MigrationState.Copied()), b), new BatchPhase.Copying()));
+        assertThat(RepairCoordinator.copyBudget(one)).isEqualTo(1_000);
+    }
+
+    @Test
+    void afterARepairIsDoneDriftAboveTheMaintenanceLevelForTheHoldStartsAnotherWithoutAnAlert() {
+        RepairCoordinator maintaining = new RepairCoordinator(new ColdestFirstPlanner(),
+                new BatchStateMachine(new Timeouts(60_000, 5_000, 10_000, 20_000)),
+                new AdaptiveRateLimiter(1_000, 0.5, 0.9, 0.1, 3_600_000), 4, 2, 1.5, 300_000);
+        ClusterView balanced = new ClusterView(List.of(
+                new CapacityReading("a", 14 * GB, 100 * GB, null, Map.of(0, 14 * GB), 0),
+                new CapacityReading("b", 13 * GB, 100 * GB, null, Map.of(1, 13 * GB), 0),
+                new CapacityReading("c", 13 * GB, 100 * GB, null, Map.of(2, 13 * GB), 0)),
+                new long[] {1, 1, 1, 1}, view.candidateSets());
+        RepairState running = maintaining.onCapacityConfirmed(RepairState.fresh("c1", 1_000), 0.9, 0, () -> balanced).state();
+        assertThat(running.repairing()).isFalse(); // at the target at once: done
+        double level = running.maintenanceLevel();
+        assertThat(level).isGreaterThan(0);
+
+        // under the level: nothing; above it, but not for the hold: nothing; for the hold: a repair starts
+        assertThat(maintaining.onReport(running, 10, level * 0.9, 1_000, 1_000, views).state().repairing()).isFalse();
+        RepairState drifting = maintaining.onReport(running, 10, level * 1.1, 2_000, 2_000, views).state();
+        assertThat(drifting.repairing()).isFalse();
+        assertThat(drifting.driftSince()).isEqualTo(2_000);
+        assertThat(maintaining.onReport(drifting, 10, level * 0.9, 3_000, 3_000, views).state().driftSince())
+                .isEqualTo(RepairState.NEVER); // back under: the hold starts again
+        drifting = maintaining.onReport(drifting, 10, level * 1.1, 200_000, 200_000, views).state();
+        RepairCoordinator.Result started = maintaining.onReport(drifting, 10, level * 1.1, 302_000, 302_000, views);
+        assertThat(started.state().repairing()).isTrue();
+        assertThat(started.state().batch()).isNotNull(); // the skewed view: a is over, b and c empty
+        assertThat(started.effects().get(0)).isInstanceOfSatisfying(Effect.ReportRepair.class,
+                e -> assertThat(e.message()).startsWith("maintenance repair started"));
+    }
+
+    @Test
+    void noMaintenanceBeforeAnyRepairNorWhenItIsOff() {
+        RepairState fresh = RepairState.fresh("c1", 1_000);
+        assertThat(coordinator.onReport(fresh, 10, 0.9, 0, 0, views).state().repairing()).isFalse();
+        assertThat(coordinator.onReport(fresh, 10, 0.9, 1_000_000, 1_000_000, views).state().repairing()).isFalse();
     }
 
     @Test

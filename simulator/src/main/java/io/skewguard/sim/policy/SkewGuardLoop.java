@@ -59,6 +59,9 @@ public final class SkewGuardLoop implements RepairPolicy {
 
     private static final Logger LOG = LoggerFactory.getLogger(SkewGuardLoop.class);
     private static final String CLUSTER = "sim";
+    /** The migrator's default: a repaired cluster drifting above this × its target CV (or the CV it ended at) is repaired again. */
+    private static final double MAINTENANCE_FACTOR =
+            Double.parseDouble(io.skewguard.migrator.MigratorSettings.defaults().get("maintenance-factor"));
 
     private final SkewGuardSettings settings;
     private final long stepMillis;
@@ -99,7 +102,8 @@ public final class SkewGuardLoop implements RepairPolicy {
         BatchStateMachine machine = new BatchStateMachine(new Timeouts(copyStall, Math.max(60_000L, 2 * stepMillis),
                 Math.max(60_000L, 2 * stepMillis), Math.max(60_000L, 2 * stepMillis)));
         this.coordinator = new RepairCoordinator(
-                new ColdestFirstPlanner(settings.migrationTargetCv(), settings.overshoot()), machine, limiter, settings.maxParallel(), 3);
+                new ColdestFirstPlanner(settings.migrationTargetCv(), settings.overshoot()), machine, limiter, settings.maxParallel(), 3,
+                MAINTENANCE_FACTOR, settings.cooldownMillis());
         this.repair = RepairState.fresh(CLUSTER, settings.maxBytesPerSec());
     }
 
@@ -135,7 +139,7 @@ public final class SkewGuardLoop implements RepairPolicy {
             writeRate += cluster.alive(i) ? cluster.heat(i) : 0;
         }
         writeRate /= stepMillis / 1000.0;
-        carryOut(coordinator.onReport(repair, writeRate, now, now, view), cluster, now, view);
+        carryOut(coordinator.onReport(repair, writeRate, figures.capacityCv(), now, now, view), cluster, now, view);
         advanceCopies(cluster, now);
         deliverAnswers(cluster, now, view);
         carryOut(coordinator.onTick(repair, now, view), cluster, now, view);
