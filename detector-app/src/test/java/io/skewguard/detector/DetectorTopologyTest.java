@@ -137,6 +137,17 @@ class DetectorTopologyTest {
     }
 
     @Test
+    void withoutHistoryTheOutputsAreStillHandedOnButNotKept() {
+        h.withoutHistory();
+        capacities("c1", T0, 1000, 1000, 1000, 1000);
+        heat("c1", T0, 100, 200, 300, 400);
+        h.advanceTo("c1", T0 + TICK + GRACE);
+        assertThat(h.takeOutputs()).anySatisfy(o -> assertThat(o).isInstanceOf(DetectorHarness.ReportOutput.class));
+        assertThat(h.reports()).isEmpty();
+        assertThat(h.takeOutputs()).isEmpty();
+    }
+
+    @Test
     void aBatchWithSomethingTheDetectorDoesNotReadIsRefusedWhole() {
         var write = new io.skewguard.schemas.WriteEvent("c1", "n1", 1, 10L, 1L, java.time.Instant.ofEpochMilli(T0));
         var report = new SkewReport();

@@ -31,6 +31,7 @@ import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsConfig;
@@ -96,6 +97,8 @@ public final class DetectorHarness implements AutoCloseable {
     private final List<SkewAlert> alertLog = new ArrayList<>();
     private final List<DeadLetterRecord> deadLetterLog = new ArrayList<>();
     private final List<Output> pending = new ArrayList<>();
+    private final Map<String, TestOutputTopic<byte[], byte[]>> internal = new java.util.HashMap<>();
+    private boolean keepHistory = true;
 
     /** A harness running the detector of {@code settings} (its registry URL is replaced). */
     public DetectorHarness(DetectorSettings settings) {
@@ -138,6 +141,17 @@ public final class DetectorHarness implements AutoCloseable {
 
     public DetectorSettings settings() {
         return settings;
+    }
+
+    /**
+     * For long runs (a simulation's weeks of ticks): from now on {@link #reports()} and
+     * {@link #alerts()} no longer keep every output; {@link #takeOutputs()} still hands each one on.
+     */
+    public DetectorHarness withoutHistory() {
+        keepHistory = false;
+        reportLog.clear();
+        alertLog.clear();
+        return this;
     }
 
     /** Sends a write event of {@code bytes} to {@code node}'s slot {@code slot} at event time {@code time}. */
@@ -275,8 +289,18 @@ public final class DetectorHarness implements AutoCloseable {
     private void drain() {
         List<SkewReport> newReports = reports.readValuesToList();
         List<SkewAlert> newAlerts = alerts.readValuesToList();
-        reportLog.addAll(newReports);
-        alertLog.addAll(newAlerts);
+        if (keepHistory) {
+            reportLog.addAll(newReports);
+            alertLog.addAll(newAlerts);
+        }
+        // the driver keeps every record produced to a topic nobody reads (the stores' changelogs):
+        // read them away, or a long run holds its whole changelog in memory
+        for (String topic : driver.producedTopicNames()) {
+            if (!topic.equals(settings.topics().reports()) && !topic.equals(settings.topics().alerts())) {
+                internal.computeIfAbsent(topic, t -> driver.createOutputTopic(t, new ByteArrayDeserializer(),
+                        new ByteArrayDeserializer())).readRecordsToList();
+            }
+        }
         // the two topics are separate queues: put each tick's alerts before its report
         Stream.concat(newAlerts.stream().map(a -> (Output) new AlertOutput(a)),
                         newReports.stream().map(r -> (Output) new ReportOutput(r)))

@@ -137,6 +137,9 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
     private long weightPhaseEnd = -1;
     private double lastHeatGini;
     private long deadLetters;
+    private int detectorDeadLettersSeen;
+    private final Map<String, TestOutputTopic<byte[], byte[]>> balancerUnread = new java.util.HashMap<>();
+    private final Map<String, TestOutputTopic<byte[], byte[]>> migratorUnread = new java.util.HashMap<>();
     private long rejectedCommands;
     private long staleKeyWrites;
     private long committed;
@@ -158,7 +161,7 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a temporary directory for the apps' state stores", e);
         }
-        this.detector = new DetectorHarness(FastModeSettings.detector(scenario, workDir.resolve("detector")));
+        this.detector = new DetectorHarness(FastModeSettings.detector(scenario, workDir.resolve("detector"))).withoutHistory();
         String registry = detector.settings().schemaRegistryUrl();
         Map<String, Object> serdeConfig = Map.of("schema.registry.url", registry);
         this.reportSerde = SchemaRegistrySerde.of(SkewReport.class, serdeConfig, false);
@@ -426,8 +429,26 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
     }
 
     private void countDeadLetters() {
-        deadLetters += balancerDlq.readRecordsToList().size() + migratorDlq.readRecordsToList().size()
-                + detector.deadLetters().size();
+        deadLetters += balancerDlq.readRecordsToList().size() + migratorDlq.readRecordsToList().size();
+        int detectorDeadLetters = detector.deadLetters().size();
+        deadLetters += detectorDeadLetters - detectorDeadLettersSeen;
+        detectorDeadLettersSeen = detectorDeadLetters;
+        drainUnread(balancer, balancerUnread, Set.of(topics.weightCommands(), topics.dlq()));
+        drainUnread(migrator, migratorUnread, Set.of(topics.migrationCommands(), topics.slotTable(),
+                topics.migrationStatus(), topics.dlq()));
+    }
+
+    /**
+     * The driver keeps every record produced to a topic nobody reads (the stores' changelogs, the
+     * compacted node-weights): read them away, or six weeks hold the whole changelog in memory.
+     */
+    private static void drainUnread(TopologyTestDriver driver, Map<String, TestOutputTopic<byte[], byte[]>> unread, Set<String> read) {
+        for (String topic : driver.producedTopicNames()) {
+            if (!read.contains(topic)) {
+                unread.computeIfAbsent(topic, t -> driver.createOutputTopic(t, new ByteArrayDeserializer(),
+                        new ByteArrayDeserializer())).readRecordsToList();
+            }
+        }
     }
 
     private AgentCore agentOf(String node) {
