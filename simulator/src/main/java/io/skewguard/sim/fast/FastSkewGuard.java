@@ -145,15 +145,24 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
     private long committed;
     private long aborted;
 
-    public FastSkewGuard(Scenario scenario) {
+    /** Why fast mode cannot run {@code scenario}, or empty if it can. */
+    public static java.util.Optional<String> refusal(Scenario scenario) {
         for (ScenarioEvent e : scenario.events()) {
             if (e instanceof ScenarioEvent.Join || e instanceof ScenarioEvent.Loss) {
-                throw new IllegalArgumentException("fast mode cannot run scenario '" + scenario.name() + "': it has a node "
+                return java.util.Optional.of("fast mode cannot run scenario '" + scenario.name() + "': it has a node "
                         + (e instanceof ScenarioEvent.Join ? "join" : "loss") + " (" + e + "), and the migrator's slot table, "
                         + "built once from the ring of the nodes reporting capacity, does not follow membership changes; "
                         + "run it with --mode model");
             }
         }
+        return java.util.Optional.empty();
+    }
+
+    /** @throws IllegalArgumentException if fast mode cannot run {@code scenario} ({@link #refusal}) */
+    public FastSkewGuard(Scenario scenario) {
+        refusal(scenario).ifPresent(why -> {
+            throw new IllegalArgumentException(why);
+        });
         this.scenario = scenario;
         this.step = scenario.stepMillis();
         try {

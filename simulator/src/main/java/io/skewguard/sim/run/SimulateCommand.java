@@ -44,11 +44,10 @@ public final class SimulateCommand implements Callable<Integer> {
     private Path reportDir;
 
     @Option(names = "--mode", paramLabel = "M", defaultValue = "model",
-            description = {"how SkewGuard runs (the other policies are the same in both):",
-                    "model = the apps' pure policy classes once per step (seconds);",
-                    "fast = the real detector, balancer and migrator topologies under TopologyTestDriver",
-                    "and real node agents on in-memory stores, in simulated time, no broker (minutes).",
-                    "Default: ${DEFAULT-VALUE}"})
+            description = {"How SkewGuard runs; the other policies are the same in both. model: the apps' pure policy "
+                    + "classes once per step (seconds). fast: the real detector, balancer and migrator topologies under "
+                    + "TopologyTestDriver and real node agents on in-memory stores, in simulated time, no broker (minutes; "
+                    + "scenarios without node joins or losses). Default: ${DEFAULT-VALUE}"})
     private String modeName;
 
     @Option(names = "--list", description = "list the shipped scenarios")
@@ -95,6 +94,13 @@ public final class SimulateCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             err.println("simulate: " + e.getMessage());
             return 2;
+        }
+        if (mode == SimulationMode.FAST && scenario.policies().contains("skewguard")) {
+            var refusal = io.skewguard.sim.fast.FastSkewGuard.refusal(scenario);
+            if (refusal.isPresent()) {
+                err.println("simulate: " + refusal.get());
+                return 2;
+            }
         }
         long started = System.nanoTime();
         List<PolicyRun> runs = new ArrayList<>();
