@@ -143,7 +143,7 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
     private long rejectedCommands;
     private long staleKeyWrites;
     private long committed;
-    private long aborted;
+    private final Set<String> abortedMigrations = new HashSet<>();
 
     /** Why fast mode cannot run {@code scenario}, or empty if it can. */
     public static java.util.Optional<String> refusal(Scenario scenario) {
@@ -372,6 +372,9 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
                             : agent.check().problem(c).get());
                     continue;
                 }
+                if (c.getPhase() == io.skewguard.schemas.MigrationPhase.ABORT) {
+                    abortedMigrations.add(c.getMigrationId());
+                }
                 answers.addAll(agent.apply(new AgentInput.Step(c), clock));
             }
         }
@@ -398,10 +401,7 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
             cluster.markInFlight(slot, cluster.nodes().require(row.getInFlightSource()),
                     cluster.nodes().require(row.getInFlightTarget()));
         } else if (cluster.inFlightTarget(slot) >= 0) {
-            if (now.equals(next)) {
-                aborted++; // cleared without a switch: the migration was aborted
-            }
-            cluster.dropCopy(slot, cluster.inFlightTarget(slot));
+            cluster.dropCopy(slot, cluster.inFlightTarget(slot)); // cleared without a switch: aborted
         }
     }
 
@@ -508,7 +508,7 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         all.add(String.format(Locale.ROOT, "skewguard (fast mode): detector, balancer and migrator ran as their topologies "
                 + "under TopologyTestDriver, %d node agents on in-memory stores; %d migrations committed, %d aborted, "
                 + "%d dead letters, %d commands refused by an agent, %d sampled-key writes refused as stale",
-                agents == null ? 0 : Stream.of(agents).filter(a -> a != null).count(), committed, aborted, deadLetters,
+                agents == null ? 0 : Stream.of(agents).filter(a -> a != null).count(), committed, abortedMigrations.size(), deadLetters,
                 rejectedCommands, staleKeyWrites));
         return all;
     }
