@@ -83,6 +83,10 @@ class MigratorIT {
                     producer.send(new ProducerRecord<>(topics.nodeCapacity(), e.getNode(), e));
                 }
                 producer.send(new ProducerRecord<>(topics.reports(), CLUSTER, report(agents, now)));
+                producer.flush();
+                // the four inputs are separate topics: let the coordinator hold every node's capacity
+                // before the alert, or it may plan from some of them (and find no improving move)
+                awaitProcessed(kafka, settings.applicationId(), Duration.ofSeconds(60));
                 producer.send(new ProducerRecord<>(topics.alerts(), CLUSTER, alert(before, now)));
                 producer.flush();
 
@@ -183,5 +187,37 @@ class MigratorIT {
         consumer.assign(partitions);
         consumer.seekToBeginning(partitions);
         return consumer;
+    }
+
+    /**
+     * Waits until the Streams app {@code groupId} has committed, on every partition it reads that
+     * holds records (sources and its repartition topic), an offset at the partition's end.
+     */
+    private static void awaitProcessed(EmbeddedKafka kafka, String groupId, Duration timeout) throws Exception {
+        org.apache.kafka.clients.admin.Admin admin = kafka.adminClient();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> committed =
+                    admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata().get();
+            Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> ends = new HashMap<>();
+            for (String topic : admin.listTopics().names().get()) {
+                if (topic.startsWith(groupId + "-") && topic.endsWith("-repartition") || topic.equals(Topics.defaults().nodeCapacity())
+                        || topic.equals(Topics.defaults().reports())) {
+                    for (var p : admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()) {
+                        ends.put(new TopicPartition(topic, p.partition()), org.apache.kafka.clients.admin.OffsetSpec.latest());
+                    }
+                }
+            }
+            var latest = admin.listOffsets(ends, new org.apache.kafka.clients.admin.ListOffsetsOptions(
+                    org.apache.kafka.common.IsolationLevel.READ_COMMITTED)).all().get();
+            boolean done = latest.entrySet().stream().allMatch(e -> e.getValue().offset() == 0
+                    || committed.containsKey(e.getKey()) && committed.get(e.getKey()).offset() >= e.getValue().offset());
+            boolean repartitionSeen = latest.keySet().stream().anyMatch(tp -> tp.topic().endsWith("-repartition"));
+            if (done && repartitionSeen && latest.values().stream().anyMatch(v -> v.offset() > 0)) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("the migrator did not process its inputs within " + timeout);
     }
 }

@@ -286,6 +286,39 @@ class MigratorTopologyTest {
     }
 
     @Test
+    void aRepairedClusterThatDriftsAboveTheMaintenanceLevelIsRepairedAgainWithoutAnAlert() {
+        SimulatedAgents agents = skewedCluster();
+        start(Map.of("max-parallel", "2", "maintenance-hold", "PT0S"), agents);
+        harness.sendAlert(AlertState.OBSERVING, AlertState.CONFIRMED, agents.capacityCv());
+        harness.runAgents(agents, 10_000);
+        assertThat(harness.repairStatus).extracting(MigrationStatus::getOutcome).containsExactly(StepResult.PROGRESS, StepResult.DONE);
+        int commandsAfterRepair = harness.allCommands.size();
+
+        // a report at the level changes nothing; then today's writes pile onto n3's shards
+        harness.sendReport(agents, 600_000_000L, COLD);
+        assertThat(harness.repairStatus).hasSize(2);
+        SimulatedAgents.Node n3 = agents.nodes.get("n3");
+        Map<Integer, Long> fuller = new HashMap<>();
+        n3.shards().forEach((slot, bytes) -> fuller.put(slot, bytes + 150 * GB / n3.shards().size()));
+        agents.node("n3", n3.totalBytes(), fuller);
+        double drifted = agents.capacityCv();
+        assertThat(drifted).isGreaterThan(0.15).isLessThan(0.25); // above 1.5 × 0.10, under the alert
+        harness.sendCapacity(agents);
+        harness.sendReport(agents, 600_000_000L, COLD);
+
+        assertThat(harness.repairStatus).hasSize(3);
+        assertThat(harness.repairStatus.get(2).getOutcome()).isEqualTo(StepResult.PROGRESS);
+        assertThat(harness.repairStatus.get(2).getMessage()).startsWith("maintenance repair started");
+        harness.runAgents(agents, 10_000);
+        assertThat(harness.allCommands.size()).isGreaterThan(commandsAfterRepair);
+        assertThat(harness.repairStatus).last().satisfies(st -> {
+            assertThat(st.getOutcome()).isEqualTo(StepResult.DONE);
+            assertThat(st.getMessage()).contains("repair done");
+        });
+        assertThat(agents.capacityCv()).isLessThanOrEqualTo(0.10);
+    }
+
+    @Test
     void aBalancedClusterGetsNoMigrationAndTheRepairEndsAtOnce() {
         SimulatedAgents agents = new SimulatedAgents(CLUSTER);
         for (String id : NODES) {

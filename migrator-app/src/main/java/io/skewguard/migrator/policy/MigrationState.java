@@ -44,8 +44,12 @@ public sealed interface MigrationState {
     /** Both participants are prepared; waits for its turn to commit. */
     record Prepared() implements MigrationState {}
 
-    /** Past the commit point: the slot table names the target; COMMIT sent at {@code sentAt}. */
-    record Committing(Set<String> acknowledged, long sentAt) implements MigrationState {
+    /**
+     * Past the commit point: the slot table names the target; COMMIT sent at {@code sentAt};
+     * {@code targetCommittedAt} is the target's own clock in its COMMIT DONE, {@link Long#MIN_VALUE}
+     * until it answered (whichever participant answers last).
+     */
+    record Committing(Set<String> acknowledged, long sentAt, long targetCommittedAt) implements MigrationState {
         public Committing {
             acknowledged = Set.copyOf(acknowledged);
         }

@@ -65,6 +65,21 @@ class BatchStateMachineTest {
     }
 
     @Test
+    void theTargetsOwnCommitTimeIsKeptWhenTheSourceAnswersLast() {
+        SwitchBatch batch = prepared();
+        SwitchBatch committing = machine.on(batch, done(batch, 1, MigrationPhase.PREPARE, "c"), 10).batch();
+        Migration m = committing.migrations().get(0);
+        // the target answers at its own 7 777, the source at 8 888; the coordinator's clock says 50 000
+        SwitchBatch half = machine.on(committing, new StatusEvent(m.id(), "b", MigrationPhase.COMMIT, StepResult.DONE, 0, null, 7_777),
+                40_000).batch();
+        SwitchBatch both = machine.on(half, new StatusEvent(m.id(), "a", MigrationPhase.COMMIT, StepResult.DONE, 0, null, 8_888),
+                50_000).batch();
+
+        assertThat(both.migrations().get(0).state()).isInstanceOfSatisfying(MigrationState.CleaningUp.class,
+                c -> assertThat(c.targetCommittedAt()).isEqualTo(7_777));
+    }
+
+    @Test
     void batchFinishesCommittedWhenEverySourceCleanedUp() {
         SwitchBatch batch = committedBothWaitingForCleanup();
 
