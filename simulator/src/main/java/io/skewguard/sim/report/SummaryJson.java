@@ -21,9 +21,17 @@ public final class SummaryJson {
     private SummaryJson() {}
 
     public static String render(String scenario, long seed, List<PolicySummary> policies) {
+        return render(scenario, seed, null, policies);
+    }
+
+    /** With {@code mode} ({@code model} or {@code fast}: how the skewguard policy ran) as a top-level key. */
+    public static String render(String scenario, long seed, String mode, List<PolicySummary> policies) {
         Map<String, Object> root = new LinkedHashMap<>();
         root.put("scenario", scenario);
         root.put("seed", seed);
+        if (mode != null) {
+            root.put("mode", mode);
+        }
         Map<String, Object> byPolicy = new LinkedHashMap<>();
         for (PolicySummary p : policies) {
             Map<String, Object> m = new LinkedHashMap<>();

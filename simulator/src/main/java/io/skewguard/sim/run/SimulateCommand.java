@@ -131,7 +131,8 @@ public final class SimulateCommand implements Callable<Integer> {
                         : "SkewGuard's loop called the apps' pure policy classes directly, not their topologies (--mode fast)");
         if (reportDir != null) {
             Files.createDirectories(reportDir);
-            Files.writeString(reportDir.resolve("summary.json"), SummaryJson.render(scenario.name(), scenario.seed(), summaries),
+            Files.writeString(reportDir.resolve("summary.json"), SummaryJson.render(scenario.name(), scenario.seed(),
+                    mode.name().toLowerCase(Locale.ROOT), summaries),
                     StandardCharsets.UTF_8);
             Files.writeString(reportDir.resolve("report.html"), HtmlReport.render(scenario, runs), StandardCharsets.UTF_8);
             out.println("wrote " + reportDir.resolve("report.html") + " and " + reportDir.resolve("summary.json"));

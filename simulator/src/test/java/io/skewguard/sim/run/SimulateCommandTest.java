@@ -21,7 +21,8 @@ class SimulateCommandTest {
                 "--report", dir.toString(), "--quiet");
         assertThat(exit).isZero();
         String json = Files.readString(dir.resolve("summary.json"));
-        assertThat(json).contains("\"seed\" : 9").contains("\"ceph\"").doesNotContain("\"skewguard\"");
+        assertThat(json).contains("\"seed\" : 9").contains("\"mode\" : \"model\"").contains("\"ceph\"")
+                .doesNotContain("\"skewguard\"");
         assertThat(Files.readString(dir.resolve("report.html"))).contains("<svg");
     }
 
