@@ -1,10 +1,8 @@
 package io.skewguard.sim.demo;
 
 import io.skewguard.agent.store.CopyProgress;
+import io.skewguard.agent.store.ForwardingNodeStore;
 import io.skewguard.agent.store.InMemoryNodeStore;
-import io.skewguard.agent.store.NodeStore;
-import io.skewguard.agent.store.Versioned;
-import java.util.Optional;
 
 /**
  * An {@link InMemoryNodeStore} seen at the simulated cluster's size: one byte it holds stands for
@@ -13,43 +11,19 @@ import java.util.Optional;
  * and a copy's progress is reported back in simulated bytes — so the agent and the migrator see a
  * terabyte-sized node while the JVM holds megabytes. Every key really lives in the inner store.
  */
-final class ScaledNodeStore implements NodeStore {
+final class ScaledNodeStore extends ForwardingNodeStore {
 
     private final InMemoryNodeStore inner;
     private final double scale;
 
     ScaledNodeStore(InMemoryNodeStore inner, double scale) {
+        super(inner);
         this.inner = inner;
         this.scale = scale;
     }
 
     InMemoryNodeStore inner() {
         return inner;
-    }
-
-    @Override
-    public String node() {
-        return inner.node();
-    }
-
-    @Override
-    public int slotCount() {
-        return inner.slotCount();
-    }
-
-    @Override
-    public void put(String key, long version, byte[] value) {
-        inner.put(key, version, value);
-    }
-
-    @Override
-    public Optional<Versioned> get(String key) {
-        return inner.get(key);
-    }
-
-    @Override
-    public void applyWeight(long epoch, double weight) {
-        inner.applyWeight(epoch, weight);
     }
 
     @Override
@@ -63,35 +37,5 @@ final class ScaledNodeStore implements NodeStore {
         CopyProgress p = inner.copyProgress(migrationId);
         return new CopyProgress(p.migrationId(), p.status(), Math.round(p.bytesCopied() * scale),
                 Math.round(p.bytesTotal() * scale), p.message());
-    }
-
-    @Override
-    public void prepareSource(String migrationId, int slot, String targetNode) {
-        inner.prepareSource(migrationId, slot, targetNode);
-    }
-
-    @Override
-    public void commitTarget(String migrationId, int slot) {
-        inner.commitTarget(migrationId, slot);
-    }
-
-    @Override
-    public void commitSource(String migrationId, int slot, String targetNode) {
-        inner.commitSource(migrationId, slot, targetNode);
-    }
-
-    @Override
-    public void abortTarget(String migrationId, int slot) {
-        inner.abortTarget(migrationId, slot);
-    }
-
-    @Override
-    public void abortSource(String migrationId, int slot, String targetNode) {
-        inner.abortSource(migrationId, slot, targetNode);
-    }
-
-    @Override
-    public void cleanup(String migrationId, int slot) {
-        inner.cleanup(migrationId, slot);
     }
 }

@@ -1,13 +1,11 @@
 package io.skewguard.sim.fast;
 
 import io.skewguard.agent.store.CopyProgress;
+import io.skewguard.agent.store.ForwardingNodeStore;
 import io.skewguard.agent.store.InMemoryNodeStore;
-import io.skewguard.agent.store.NodeStore;
-import io.skewguard.agent.store.Versioned;
 import io.skewguard.sim.model.Cluster;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.LongSupplier;
 
 /**
@@ -29,7 +27,7 @@ import java.util.function.LongSupplier;
  * The slot-table switch itself is not the store's business: the writers (the model) follow the
  * migrator's slot-table topic, see {@link FastSkewGuard}.
  */
-final class SimNodeStore implements NodeStore {
+final class SimNodeStore extends ForwardingNodeStore {
 
     private final InMemoryNodeStore keys;
     private final Cluster cluster;
@@ -73,6 +71,7 @@ final class SimNodeStore implements NodeStore {
     }
 
     SimNodeStore(InMemoryNodeStore keys, Cluster cluster, LongSupplier clock) {
+        super(keys);
         this.keys = keys;
         this.cluster = cluster;
         this.node = cluster.nodes().require(keys.node());
@@ -81,26 +80,6 @@ final class SimNodeStore implements NodeStore {
 
     InMemoryNodeStore keys() {
         return keys;
-    }
-
-    @Override
-    public String node() {
-        return keys.node();
-    }
-
-    @Override
-    public int slotCount() {
-        return keys.slotCount();
-    }
-
-    @Override
-    public void put(String key, long version, byte[] value) {
-        keys.put(key, version, value);
-    }
-
-    @Override
-    public Optional<Versioned> get(String key) {
-        return keys.get(key);
     }
 
     @Override
@@ -139,30 +118,10 @@ final class SimNodeStore implements NodeStore {
     }
 
     @Override
-    public void prepareSource(String migrationId, int slot, String targetNode) {
-        keys.prepareSource(migrationId, slot, targetNode);
-    }
-
-    @Override
-    public void commitTarget(String migrationId, int slot) {
-        keys.commitTarget(migrationId, slot);
-    }
-
-    @Override
-    public void commitSource(String migrationId, int slot, String targetNode) {
-        keys.commitSource(migrationId, slot, targetNode);
-    }
-
-    @Override
     public void abortTarget(String migrationId, int slot) {
         keys.abortTarget(migrationId, slot);
         copies.remove(migrationId);
         cluster.dropCopy(slot, node);
-    }
-
-    @Override
-    public void abortSource(String migrationId, int slot, String targetNode) {
-        keys.abortSource(migrationId, slot, targetNode);
     }
 
     @Override
