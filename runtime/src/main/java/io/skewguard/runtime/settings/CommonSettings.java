@@ -1,0 +1,93 @@
+package io.skewguard.runtime.settings;
+
+import io.skewguard.schemas.Topics;
+import java.time.Duration;
+
+/**
+ * The settings several apps share, declared once so that each means the same in every app: where
+ * Kafka and the registry are, the topic prefix, the Kafka Streams identity and state, the readiness
+ * endpoint, and whether missing topics are created.
+ */
+public final class CommonSettings {
+
+    public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
+    public static final String SCHEMA_REGISTRY_URL = "schema.registry.url";
+    public static final String TOPIC_PREFIX = "topic-prefix";
+    public static final String APPLICATION_ID = "application.id";
+    public static final String STATE_DIR = "state.dir";
+    public static final String COMMIT_INTERVAL = "commit-interval";
+    public static final String CLUSTERS = "clusters";
+    public static final String HEALTH_PORT = "health-port";
+    public static final String HEALTH_HOST = "health-host";
+    public static final String CREATE_TOPICS = "create-topics";
+
+    private CommonSettings() {
+    }
+
+    public static Setting bootstrapServers() {
+        return Setting.string(BOOTSTRAP_SERVERS, "localhost:9092", "Kafka bootstrap servers, host:port[,host:port...].")
+                .validatedBy(Validator.notBlank());
+    }
+
+    public static Setting schemaRegistryUrl() {
+        return Setting.string(SCHEMA_REGISTRY_URL, "http://localhost:8081",
+                "Schema registry (Confluent API): http(s)://host:port[,...], or mock://SCOPE inside one process (tests, the embedded demo).")
+                .validatedBy(Validator.notBlank());
+    }
+
+    public static Setting topicPrefix() {
+        return Setting.string(TOPIC_PREFIX, Topics.DEFAULT_PREFIX, "Prefix of every SkewGuard topic name.")
+                .validatedBy(Validator.of("a valid topic-name prefix (letters, digits, . _ -)", v -> {
+                    try {
+                        new Topics(v.toString());
+                        return true;
+                    } catch (IllegalArgumentException e) {
+                        return false;
+                    }
+                }));
+    }
+
+    /** {@code application.id}: the Kafka Streams application id (consumer group, prefix of internal topics). */
+    public static Setting applicationId(String defaultId) {
+        return Setting.string(APPLICATION_ID, defaultId,
+                "Kafka Streams application id: the consumer group and the prefix of the app's internal topics.")
+                .validatedBy(Validator.notBlank());
+    }
+
+    /** {@code state.dir}: the Kafka Streams state directory; empty means Kafka Streams' own default. */
+    public static Setting stateDir(String defaultDir) {
+        return Setting.string(STATE_DIR, defaultDir, "Kafka Streams state directory (local stores; kept across restarts).");
+    }
+
+    /** {@code commit-interval}: how often Kafka Streams commits (one exactly-once transaction each time). */
+    public static Setting commitInterval() {
+        return Setting.duration(COMMIT_INTERVAL, "1s",
+                        "Kafka Streams commit interval: each commit ends one exactly-once transaction, so output appears this often.")
+                .validatedBy(Validator.positive())
+                .mapsTo("commit.interval.ms", d -> Long.toString(((Duration) d).toMillis()));
+    }
+
+    /** {@code clusters}: the clusters served; records of others go to the dead-letter topic. */
+    public static Setting clusters() {
+        return Setting.list(CLUSTERS, "", "Clusters served (comma-separated ids); records of other clusters go to the dead-letter topic. Empty: every cluster.");
+    }
+
+    /** {@code health-port}: the readiness endpoint's port; 0 turns it off. */
+    public static Setting healthPort() {
+        return Setting.integer(HEALTH_PORT, 0,
+                        "Port of the HTTP readiness endpoint (GET /ready, GET /live) for container health checks; 0 = off.")
+                .validatedBy(Validator.between(0, 65535));
+    }
+
+    /** {@code health-host}: the address the readiness endpoint listens on. */
+    public static Setting healthHost() {
+        return Setting.string(HEALTH_HOST, "127.0.0.1",
+                "Address the readiness endpoint listens on (0.0.0.0 inside a container).").validatedBy(Validator.notBlank());
+    }
+
+    /** {@code create-topics}: create missing SkewGuard topics at start instead of refusing to start. */
+    public static Setting createTopics() {
+        return Setting.bool(CREATE_TOPICS, false,
+                "Create missing SkewGuard topics at start (as 'skewguard topics create' would) instead of refusing to start.");
+    }
+}
