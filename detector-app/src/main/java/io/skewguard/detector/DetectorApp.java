@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -18,7 +17,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -29,13 +27,14 @@ import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+import io.skewguard.runtime.settings.SettingsOptions;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import sun.misc.Signal;
 
 /**
  * {@code detector}: runs the detector (stage one: {@link IngestLoop}s on the plain Kafka clients;
@@ -45,72 +44,74 @@ import org.slf4j.LoggerFactory;
  * {@link DetectorSettings}.
  */
 @Command(name = "detector", mixinStandardHelpOptions = true, version = "skewguard detector 0.1.0",
-        subcommands = ReplayCommand.class,
+        subcommands = ReplayCommand.class, modelTransformer = DetectorApp.Flags.class,
         description = {
-            "Detects write-heat and capacity skew per cluster (DESIGN.md section 3): reads <prefix>node-writes and "
+            "Detects write-heat and capacity skew per cluster (docs/design.md section 3): reads <prefix>node-writes and "
                     + "<prefix>node-capacity, writes <prefix>reports every tick, <prefix>alerts on every alert "
-                    + "transition and bad input to <prefix>dlq.",
-            "Settings: defaults < --config FILE (skew.<name>=value, plus Kafka properties) < environment "
-                    + "SKEWGUARD_DETECTOR_<NAME> (e.g. SKEWGUARD_DETECTOR_WINDOW=60s; Kafka properties as "
-                    + "SKEWGUARD_DETECTOR_KAFKA_<KEY>, e.g. SKEWGUARD_DETECTOR_KAFKA_SECURITY_PROTOCOL) < flags.",
-            "Durations: 500ms, 10s, 5m, 1h, PT1M or plain milliseconds."
+                    + "transition and bad input to <prefix>dlq. Runs until SIGTERM or Ctrl-C, then stops in order "
+                    + "and exits 0; exits 1 if it cannot start or a stage fails, 2 on a bad setting."
         })
 public final class DetectorApp implements Callable<Integer> {
 
     private static final Logger LOG = LoggerFactory.getLogger(DetectorApp.class);
 
-    @Mixin
-    private SettingsFlags flags = new SettingsFlags();
+    /** The detector's settings as flags, {@code --config}, {@code --set} and {@code --print-config}. */
+    public static final class Flags extends SettingsOptions {
+        public Flags() {
+            super(DetectorSettings.MODEL);
+        }
+    }
 
     @Spec
     private CommandSpec spec;
 
-    /** The flags given on the command line (read by the {@code replay} subcommand too). */
-    public SettingsFlags flags() {
-        return flags;
+    @Override
+    public Integer call() {
+        return SettingsOptions.run(spec, DetectorSettings.MODEL, System.getenv(), s -> run(DetectorSettings.from(s)));
     }
 
-    @Override
-    public Integer call() throws Exception {
+    /** Runs the detector until SIGTERM / SIGINT or a stage fails; the exit code. */
+    private int run(DetectorSettings settings) {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        DetectorSettings settings;
-        try {
-            Properties file = flags.config() == null ? new Properties() : DetectorSettings.readFile(flags.config());
-            settings = DetectorSettings.load(file, System.getenv(), flags.given());
-        } catch (IllegalArgumentException e) {
-            err.println("detector: " + e.getMessage());
-            return 2;
+        LOG.info("starting: {}", settings);
+        CountDownLatch stop = new CountDownLatch(1);
+        // SIGTERM is the ordinary way a container or a supervisor stops the detector: handled as a
+        // request to stop, so the orderly close below runs and the exit code says how it went
+        // (the JVM's own handling would run shutdown hooks and exit 143 whatever happened)
+        for (String signal : List.of("TERM", "INT")) {
+            Signal.handle(new Signal(signal), s -> {
+                LOG.info("SIG{} received: stopping", signal);
+                stop.countDown();
+            });
         }
-        Running running = start(settings);
-        CountDownLatch stopped = new CountDownLatch(1);
-        AtomicInteger exit = new AtomicInteger(0);
-        running.streams().setStateListener((now, before) -> {
-            if (now == KafkaStreams.State.ERROR || now == KafkaStreams.State.PENDING_ERROR) {
-                exit.set(1);
-                stopped.countDown();
-            }
-        });
-        running.onFailure(() -> {
-            exit.set(1);
-            stopped.countDown();
-        });
-        Thread hook = new Thread(() -> {
-            running.close();
-            stopped.countDown();
-        }, "detector-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
+        Running running;
+        try {
+            running = start(settings);
+        } catch (RuntimeException e) {
+            LOG.error("cannot start", e);
+            err.println("detector: cannot start: " + e.getMessage());
+            err.flush();
+            return 1;
+        }
+        running.onFailure(stop::countDown);
         out.printf("detector: %s running against %s; topics %snode-writes, %snode-capacity -> %sreports, %salerts, %sdlq%n",
                 settings.applicationId(), settings.bootstrapServers(), settings.topicPrefix(), settings.topicPrefix(),
                 settings.topicPrefix(), settings.topicPrefix(), settings.topicPrefix());
         out.flush();
-        stopped.await();
-        if (exit.get() != 0) {
-            err.println("detector: Kafka Streams or an ingest loop failed; see the log");
-            err.flush();
+        try {
+            stop.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         running.close();
-        return exit.get();
+        if (running.hasFailed()) {
+            err.println("detector: Kafka Streams or an ingest loop failed; see the log");
+            err.flush();
+            return 1;
+        }
+        LOG.info("stopped");
+        return 0;
     }
 
     /**
@@ -133,6 +134,12 @@ public final class DetectorApp implements Callable<Integer> {
         ensurePartialsTopic(settings);
         KafkaStreams streams = new KafkaStreams(DetectorTopology.build(settings), settings.streamsProperties());
         Running running = new Running(streams, settings);
+        // both before start(): Kafka Streams refuses them afterwards
+        streams.setStateListener((now, before) -> {
+            if (now == KafkaStreams.State.ERROR || now == KafkaStreams.State.PENDING_ERROR) {
+                running.failed();
+            }
+        });
         streams.setUncaughtExceptionHandler(e -> {
             LOG.error("detector stream thread failed; shutting the client down", e);
             return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
@@ -243,6 +250,11 @@ public final class DetectorApp implements Callable<Integer> {
         void failed() {
             failed = true;
             failureListener.run();
+        }
+
+        /** Whether Kafka Streams went to ERROR or an ingest loop stopped on an error. */
+        public boolean hasFailed() {
+            return failed;
         }
 
         /**

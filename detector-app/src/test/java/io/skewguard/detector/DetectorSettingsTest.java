@@ -3,13 +3,46 @@ package io.skewguard.detector;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.skewguard.runtime.settings.SettingsException;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 class DetectorSettingsTest {
+
+    @TempDir
+    Path dir;
+
+    private static DetectorSettings resolve(Map<String, String> file, Map<String, String> env, Map<String, String> flags) {
+        return DetectorSettings.from(DetectorSettings.MODEL.resolve(file, "detector.properties", env, flags));
+    }
+
+    private record Run(int exit, String out, String err) {}
+
+    private static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cli = new CommandLine(new DetectorApp());
+        cli.setOut(new PrintWriter(out));
+        cli.setErr(new PrintWriter(err));
+        int exit = cli.execute(args);
+        return new Run(exit, out.toString(), err.toString());
+    }
+
+    private Path file(String content) throws IOException {
+        Path f = dir.resolve("detector.properties");
+        Files.writeString(f, content);
+        return f;
+    }
 
     @Test
     void defaultsAreTheDesignDefaults() {
@@ -22,80 +55,174 @@ class DetectorSettingsTest {
         assertThat(s.capacityThreshold()).isEqualTo(0.25);
         assertThat(s.hysteresis()).isEqualTo(0.10);
         assertThat(s.topSlots()).isEqualTo(10);
+        assertThat(s.applicationId()).isEqualTo("skewguard-detector");
         assertThat(s.processingGuarantee()).isEqualTo(StreamsConfig.EXACTLY_ONCE_V2);
-        assertThat(s.streamsProperties()).containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "1000");
-        assertThat(s.topics().nodeWrites()).isEqualTo("skew.node-writes");
         assertThat(s.purgeInterval()).isEqualTo(Duration.ofSeconds(30));
-    }
-
-    @Test
-    void purgeIntervalZeroDisablesAndNegativeIsRefused() {
-        assertThat(DetectorSettings.load(new Properties(), Map.of("SKEWGUARD_DETECTOR_PURGE_INTERVAL", "0"), Map.of())
-                .purgeInterval()).isZero();
-        assertThat(DetectorSettings.defaultSettings().with(Map.of(DetectorSettings.PURGE_INTERVAL, "5s")).asMap())
-                .containsEntry(DetectorSettings.PURGE_INTERVAL, "5000ms");
-        assertThatThrownBy(() -> DetectorSettings.load(new Properties(), Map.of(), Map.of("purge-interval", "-1s")))
-                .hasMessageContaining("purge interval");
-    }
-
-    @Test
-    void fileThenEnvironmentThenFlagsTakePrecedence() {
-        Properties file = new Properties();
-        file.setProperty("skew.window", "120s");
-        file.setProperty("skew.tick", "20s");
-        file.setProperty("skew.cooldown", "10m");
-        file.setProperty("bootstrap.servers", "file:9092");
-        file.setProperty("linger.ms", "20");
-        Map<String, String> env = Map.of(
-                "SKEWGUARD_DETECTOR_TICK", "30s",
-                "SKEWGUARD_DETECTOR_COOLDOWN", "7m",
-                "SKEWGUARD_DETECTOR_KAFKA_SECURITY_PROTOCOL", "SSL",
-                "PATH", "/usr/bin");
-        Map<String, String> flags = Map.of("cooldown", "2m");
-
-        DetectorSettings s = DetectorSettings.load(file, env, flags);
-        assertThat(s.window()).isEqualTo(Duration.ofSeconds(120)); // file
-        assertThat(s.tick()).isEqualTo(Duration.ofSeconds(30)); // env over file
-        assertThat(s.cooldown()).isEqualTo(Duration.ofMinutes(2)); // flag over env
-        assertThat(s.bootstrapServers()).isEqualTo("file:9092");
+        assertThat(s.topics().nodeWrites()).isEqualTo("skew.node-writes");
         assertThat(s.streamsProperties())
-                .containsEntry("linger.ms", "20")
-                .containsEntry("security.protocol", "SSL")
-                .containsEntry(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "file:9092");
-        assertThat(s.serdeConfig()).containsEntry("schema.registry.url", "http://localhost:8081");
+                .containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "1000")
+                .containsEntry(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, "exactly_once_v2")
+                .containsEntry(StreamsConfig.NUM_STREAM_THREADS_CONFIG, "1")
+                .containsEntry(StreamsConfig.APPLICATION_ID_CONFIG, "skewguard-detector")
+                .doesNotContainKey(StreamsConfig.STATE_DIR_CONFIG); // empty: Kafka Streams' own default
     }
 
     @Test
-    void aKafkaKeyInTheFileDoesNotBeatAFlag() {
+    void theFileIsOverriddenByTheEnvironmentWhichIsOverriddenByFlags() {
+        Map<String, String> file = Map.of("window", "120s", "tick", "20s", "cooldown", "10m", "bootstrap.servers", "file:9092");
+        Map<String, String> env = Map.of("SKEWGUARD_DETECTOR_TICK", "30s", "SKEWGUARD_DETECTOR_COOLDOWN", "7m",
+                "SKEWGUARD_DETECTOR_SECURITY_PROTOCOL", "SSL", "PATH", "/usr/bin");
+        DetectorSettings s = resolve(file, env, Map.of("cooldown", "2m"));
+
+        assertThat(s.window()).isEqualTo(Duration.ofSeconds(120)); // file
+        assertThat(s.tick()).isEqualTo(Duration.ofSeconds(30)); // environment over file
+        assertThat(s.cooldown()).isEqualTo(Duration.ofMinutes(2)); // flag over environment
+        assertThat(s.settings().origin("cooldown")).isEqualTo("flag --cooldown");
+        assertThat(s.bootstrapServers()).isEqualTo("file:9092");
+        assertThat(s.streamsProperties()).containsEntry("security.protocol", "SSL").containsEntry("bootstrap.servers", "file:9092");
+    }
+
+    @Test
+    void aKafkaKeyInTheFileReachesEveryClientButASerdeKeyOnlyTheSerdes() {
+        DetectorSettings s = resolve(Map.of("security.protocol", "SASL_SSL", "basic.auth.credentials.source", "USER_INFO",
+                "schema.registry.url", "http://registry:8081"), Map.of(), Map.of());
+
+        assertThat(s.ingestConsumerProperties("c")).containsEntry("security.protocol", "SASL_SSL");
+        assertThat(s.ingestProducerProperties("t")).containsEntry("security.protocol", "SASL_SSL");
+        assertThat(s.adminProperties()).containsEntry("security.protocol", "SASL_SSL");
+        assertThat(s.streamsProperties()).containsEntry("security.protocol", "SASL_SSL");
+        for (Properties client : new Properties[] {s.ingestConsumerProperties("c"), s.ingestProducerProperties("t"),
+                s.adminProperties(), s.streamsProperties()}) {
+            assertThat(client).doesNotContainKeys("basic.auth.credentials.source", "schema.registry.url");
+        }
+        assertThat(s.serdeConfig()).containsEntry("basic.auth.credentials.source", "USER_INFO")
+                .containsEntry("schema.registry.url", "http://registry:8081")
+                .doesNotContainKey("security.protocol");
+    }
+
+    @Test
+    void theIngestClientsGetTheDetectorsGuaranteesAndTheirOwnIdentity() {
+        DetectorSettings s = DetectorSettings.defaultSettings().with(Map.of("consumer.max.poll.records", "500"));
+        assertThat(s.ingestConsumerProperties("loop-0"))
+                .containsEntry("isolation.level", "read_committed")
+                .containsEntry("enable.auto.commit", "false")
+                .containsEntry("group.id", "skewguard-detector-ingest")
+                .containsEntry("client.id", "loop-0")
+                .containsEntry("max.poll.records", "500");
+        assertThat(s.ingestProducerProperties("tx-0"))
+                .containsEntry("enable.idempotence", "true")
+                .containsEntry("acks", "all")
+                .containsEntry("transactional.id", "tx-0");
+    }
+
+    @Test
+    void readUncommittedIsRefusedWithTheReason() {
+        assertThatThrownBy(() -> resolve(Map.of("isolation.level", "read_uncommitted"), Map.of(), Map.of()))
+                .isInstanceOf(SettingsException.class)
+                .hasMessageContaining("isolation.level=read_uncommitted")
+                .hasMessageContaining("file detector.properties")
+                .hasMessageContaining("must not read partials or events of aborted transactions");
+    }
+
+    @Test
+    void commitIntervalMsIsRefusedNamingTheSettingToUse() {
+        assertThatThrownBy(() -> resolve(Map.of("commit.interval.ms", "100"), Map.of(), Map.of()))
+                .isInstanceOf(SettingsException.class)
+                .hasMessageContaining("commit.interval.ms")
+                .hasMessageContaining("set commit-interval instead");
+    }
+
+    @Test
+    void anUnknownEnvironmentVariableWithTheDetectorsPrefixIsRefused() {
+        assertThatThrownBy(() -> resolve(Map.of(), Map.of("SKEWGUARD_DETECTOR_FOO", "1"), Map.of()))
+                .isInstanceOf(SettingsException.class)
+                .hasMessageContaining("SKEWGUARD_DETECTOR_FOO names no detector setting");
+    }
+
+    @Test
+    void processingGuaranteeIsExactlyOnceV2OrAtLeastOnce() {
+        assertThat(resolve(Map.of(), Map.of(), Map.of("processing-guarantee", "at_least_once")).streamsProperties())
+                .containsEntry(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, "at_least_once");
+        assertThatThrownBy(() -> resolve(Map.of(), Map.of(), Map.of("processing-guarantee", "exactly_once")))
+                .hasMessageContaining("one of exactly_once_v2, at_least_once");
+        assertThatThrownBy(() -> resolve(Map.of("processing.guarantee", "at_least_once"), Map.of(), Map.of()))
+                .hasMessageContaining("set processing-guarantee instead");
+    }
+
+    @Test
+    void threadsSetNumStreamThreads() {
+        assertThat(resolve(Map.of("threads", "3"), Map.of(), Map.of()).streamsProperties())
+                .containsEntry(StreamsConfig.NUM_STREAM_THREADS_CONFIG, "3");
+    }
+
+    @Test
+    void embeddersGiveFlagStyleNamesAndKafkaKeys() {
         Properties file = new Properties();
-        file.setProperty("bootstrap.servers", "file:9092");
-        DetectorSettings s = DetectorSettings.load(file, Map.of(), Map.of("bootstrap-servers", "flag:9092"));
-        assertThat(s.streamsProperties()).containsEntry(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "flag:9092");
+        file.setProperty("session.timeout.ms", "6000");
+        DetectorSettings s = DetectorSettings.load(file, Map.of(), Map.of(
+                "bootstrap-servers", "flag:9092", "schema-registry-url", "mock://x", "application-id", "app",
+                "state-dir", "/tmp/state", "commit-interval", "200ms", "tick", "1s", "window", "3s"));
+        assertThat(s.bootstrapServers()).isEqualTo("flag:9092");
+        assertThat(s.schemaRegistryUrl()).isEqualTo("mock://x");
+        assertThat(s.stateDir()).isEqualTo("/tmp/state");
+        assertThat(s.streamsProperties()).containsEntry("application.id", "app").containsEntry("session.timeout.ms", "6000")
+                .containsEntry("commit.interval.ms", "200").containsEntry("state.dir", "/tmp/state");
+        assertThat(s.with(Map.of(DetectorSettings.STATE_DIR, "/tmp/other")).stateDir()).isEqualTo("/tmp/other");
+        assertThat(s.with(Map.of("purge-interval", "0")).purgeInterval()).isZero();
     }
 
     @Test
-    void durationsAcceptUnitsIsoAndMillis() {
-        assertThat(DetectorSettings.duration("x", "500ms")).isEqualTo(Duration.ofMillis(500));
-        assertThat(DetectorSettings.duration("x", "1.5s")).isEqualTo(Duration.ofMillis(1500));
-        assertThat(DetectorSettings.duration("x", "5m")).isEqualTo(Duration.ofMinutes(5));
-        assertThat(DetectorSettings.duration("x", "PT1M")).isEqualTo(Duration.ofMinutes(1));
-        assertThat(DetectorSettings.duration("x", "250")).isEqualTo(Duration.ofMillis(250));
-        assertThatThrownBy(() -> DetectorSettings.duration("window", "soon"))
-                .hasMessageContaining("window: 'soon' is not a duration");
+    void windowGeometryAndRangesAreRefusedNamingTheSetting() {
+        assertThatThrownBy(() -> resolve(Map.of(), Map.of(), Map.of("window", "65s")))
+                .isInstanceOf(SettingsException.class)
+                .hasMessage("window: 1m5s (from flag --window) must be a multiple of tick 10s (from default)");
+        assertThatThrownBy(() -> resolve(Map.of(), Map.of(), Map.of("hysteresis", "1.5")))
+                .hasMessageContaining("hysteresis").hasMessageContaining("below 1");
+        assertThatThrownBy(() -> resolve(Map.of(), Map.of(), Map.of("purge-interval", "-1s")))
+                .hasMessageContaining("purge-interval");
     }
 
     @Test
-    void badSettingsAreRefusedAtStart() {
-        assertThatThrownBy(() -> DetectorSettings.load(new Properties(), Map.of(), Map.of("window", "65s")))
-                .hasMessageContaining("multiple of tick");
-        assertThatThrownBy(() -> DetectorSettings.load(new Properties(), Map.of("SKEWGUARD_DETECTOR_WINDOWS", "1m"), Map.of()))
-                .hasMessageContaining("unknown environment variable SKEWGUARD_DETECTOR_WINDOWS");
-        assertThatThrownBy(() -> DetectorSettings.load(new Properties(), Map.of(), Map.of("hysteresis", "1.5")))
-                .hasMessageContaining("hysteresis");
+    void printConfigHidesSecrets() throws IOException {
+        Path f = file("""
+                sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="hunter2";
+                basic.auth.user.info=registry-user:registry-secret
+                window=2m
+                """);
+        Run r = run("--config", f.toString(), "--print-config");
+        assertThat(r.exit()).isZero();
+        assertThat(r.out()).contains("sasl.jaas.config", "basic.auth.user.info", "[hidden]")
+                .contains("window").contains("2m").contains("file " + f)
+                .doesNotContain("hunter2").doesNotContain("registry-secret").doesNotContain("registry-user");
     }
 
     @Test
-    void envVariableNamesFollowTheSettingNames() {
-        assertThat(DetectorSettings.envVariable("heat-threshold")).isEqualTo("SKEWGUARD_DETECTOR_HEAT_THRESHOLD");
+    void aBadDurationEndsTheCommandWithExitCode2AndOneLine() {
+        Run r = run("--window", "soon");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err().strip()).doesNotContain("\n")
+                .startsWith("detector: window: 'soon' is not a duration").endsWith("(from flag --window)");
+    }
+
+    @Test
+    void aBadWindowGeometryEndsTheCommandWithExitCode2AndOneLine() {
+        Run r = run("--tick", "7s");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err().strip()).isEqualTo("detector: window: 1m (from default) must be a multiple of tick 7s (from flag --tick)");
+    }
+
+    @Test
+    void aSkewPrefixedFileKeyIsRefused() throws IOException {
+        Run r = run("--config", file("skew.window=60s\n").toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("unknown setting 'skew.window'");
+    }
+
+    @Test
+    void helpListsEverySettingWithItsDefault() {
+        Run r = run("--help");
+        assertThat(r.out()).contains("--bootstrap-servers", "--schema-registry-url", "--application-id", "--state-dir",
+                "--commit-interval", "--threads", "--processing-guarantee", "--window", "Default: 60s", "Default: 5m",
+                "SKEWGUARD_DETECTOR_", "--config", "--set", "--print-config", "replay");
     }
 }

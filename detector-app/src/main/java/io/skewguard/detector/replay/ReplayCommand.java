@@ -2,24 +2,21 @@ package io.skewguard.detector.replay;
 
 import io.skewguard.detector.DetectorApp;
 import io.skewguard.detector.DetectorSettings;
-import io.skewguard.detector.SettingsFlags;
+import io.skewguard.runtime.settings.SettingsOptions;
 import io.skewguard.schemas.CapacityEvent;
 import io.skewguard.schemas.WriteEvent;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.Callable;
 import org.apache.avro.specific.SpecificRecord;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
@@ -31,13 +28,14 @@ import picocli.CommandLine.Spec;
  * line per report and per alert ({@link JsonLines}). A malformed line is reported on stderr with
  * its line number and skipped; so is a line the detector sends to its dead-letter topic.
  */
-@Command(name = "replay", mixinStandardHelpOptions = true,
+@Command(name = "replay", mixinStandardHelpOptions = true, modelTransformer = DetectorApp.Flags.class,
         description = {
             "Replays a JSON-lines file of write and capacity events through the detector topology "
                     + "(TopologyTestDriver, no broker) and prints one JSON line per report and per alert.",
             "Input lines: {\"type\":\"write\",\"cluster\":\"c1\",\"node\":\"n1\",\"slot\":12,\"bytes\":4096,\"ops\":1,\"time\":1700000000000}",
             "             {\"type\":\"capacity\",\"cluster\":\"c1\",\"node\":\"n1\",\"used\":500,\"total\":1000,\"rack\":\"r1\",\"time\":1700000000000}",
-            "Blank lines and lines starting with # are ignored. Settings flags work as for the detector itself."
+            "Blank lines and lines starting with # are ignored. The detector's settings are given after 'replay', "
+                    + "as for the detector itself (detector replay --cooldown 20s --input events.jsonl)."
         })
 public final class ReplayCommand implements Callable<Integer> {
 
@@ -53,27 +51,31 @@ public final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--output", paramLabel = "FILE", description = "Where to write the report and alert lines (default: stdout).")
     private Path output;
 
-    @Mixin
-    private SettingsFlags flags = new SettingsFlags();
-
     @Override
-    public Integer call() throws IOException {
+    public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
-        Map<String, String> given = new LinkedHashMap<>();
-        Path config = flags.config();
         if (parent != null) {
-            given.putAll(parent.flags().given());
-            config = config != null ? config : parent.flags().config();
+            CommandSpec parentSpec = spec.parent();
+            List<String> before = parentSpec.commandLine().getParseResult().matchedOptions().stream()
+                    .map(o -> o.longestName()).toList();
+            if (!before.isEmpty()) {
+                // they would be read by nobody: say so rather than replay with other settings than asked
+                err.println("detector replay: " + String.join(", ", before) + " given before 'replay'; settings go after it "
+                        + "(detector replay " + before.get(0) + " ... --input FILE)");
+                err.flush();
+                return SettingsOptions.BAD_SETTINGS;
+            }
         }
-        given.putAll(flags.given());
-        DetectorSettings settings;
-        try {
-            Properties file = config == null ? new Properties() : DetectorSettings.readFile(config);
-            settings = DetectorSettings.load(file, System.getenv(), given);
-        } catch (IllegalArgumentException e) {
-            err.println("detector replay: " + e.getMessage());
-            return 2;
-        }
+        return SettingsOptions.run(spec, DetectorSettings.MODEL, System.getenv(), s -> {
+            try {
+                return replayFile(DetectorSettings.from(s), err);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+    }
+
+    private int replayFile(DetectorSettings settings, PrintWriter err) throws IOException {
         if (!Files.isReadable(input)) {
             err.println("detector replay: cannot read " + input);
             return 2;

@@ -64,7 +64,7 @@ class ReplayCommandTest {
 
     @Test
     void replayWritesReportAndAlertLinesAndReportsBadLinesOnStderr() throws IOException {
-        Run r = run("--cooldown", "20s", "replay", "--input", scenario().toString());
+        Run r = run("replay", "--cooldown", "20s", "--input", scenario().toString());
 
         assertThat(r.exit()).isZero();
         assertThat(r.err()).contains("line 4: skipped: not JSON");
@@ -113,9 +113,23 @@ class ReplayCommandTest {
     }
 
     @Test
+    void settingsGivenBeforeReplayAreRefusedNotIgnored() throws IOException {
+        Run r = run("--cooldown", "20s", "replay", "--input", scenario().toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("--cooldown given before 'replay'; settings go after it");
+    }
+
+    @Test
+    void aBadSettingOfTheReplayEndsWithExitCode2() throws IOException {
+        Run r = run("replay", "--tick", "7s", "--input", scenario().toString());
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("window: 1m (from default) must be a multiple of tick 7s");
+    }
+
+    @Test
     void helpDocumentsTheDefaults() {
-        Run r = run("--help");
-        assertThat(r.out()).contains("--window", "default: 60s", "default: 0.40", "default: 5m",
-                "SKEWGUARD_DETECTOR_WINDOW", "replay");
+        Run r = run("replay", "--help");
+        assertThat(r.out()).contains("--input", "--window", "Default: 60s", "Default: 0.4", "Default: 5m",
+                "SKEWGUARD_DETECTOR_BOOTSTRAP_SERVERS");
     }
 }
