@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -26,6 +27,7 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import io.skewguard.runtime.settings.SettingsOptions;
 import picocli.CommandLine;
@@ -132,7 +134,12 @@ public final class DetectorApp implements Callable<Integer> {
      */
     public static Running start(DetectorSettings settings) {
         ensurePartialsTopic(settings);
-        KafkaStreams streams = new KafkaStreams(DetectorTopology.build(settings), settings.streamsProperties());
+        Properties properties = settings.streamsProperties();
+        // Kafka Streams' consumers do not leave their group on close (leaveGroup(true) below only
+        // removes static members): without this a stopped instance holds its partitions until its
+        // session times out
+        properties.putIfAbsent(StreamsConfig.mainConsumerPrefix("internal.leave.group.on.close"), "true");
+        KafkaStreams streams = new KafkaStreams(DetectorTopology.build(settings), properties);
         Running running = new Running(streams, settings);
         // both before start(): Kafka Streams refuses them afterwards
         streams.setStateListener((now, before) -> {
