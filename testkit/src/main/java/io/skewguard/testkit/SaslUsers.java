@@ -3,6 +3,7 @@ package io.skewguard.testkit;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.regex.Pattern;
@@ -75,10 +76,6 @@ final class SaslUsers {
         }
     }
 
-    boolean contains(String name) {
-        return passwords.containsKey(name);
-    }
-
     /** The declared users' names (not the admin), in declaration order. */
     List<String> declaredNames() {
         return passwords.keySet().stream().filter(n -> !n.equals(ADMIN)).toList();
@@ -96,7 +93,7 @@ final class SaslUsers {
      * whose security protocol is SASL_PLAINTEXT and which is also the inter-broker listener).
      */
     Map<String, String> brokerProperties(String listener) {
-        String prefix = "listener.name." + listener.toLowerCase(java.util.Locale.ROOT) + ".";
+        String prefix = "listener.name." + listener.toLowerCase(Locale.ROOT) + ".";
         StringBuilder plain = new StringBuilder("org.apache.kafka.common.security.plain.PlainLoginModule required")
                 .append(" username=\"").append(ADMIN).append("\" password=\"").append(passwords.get(ADMIN)).append('"');
         passwords.forEach((name, password) -> plain.append(" user_").append(name).append("=\"").append(password).append('"'));
@@ -104,9 +101,9 @@ final class SaslUsers {
         Map<String, String> p = new LinkedHashMap<>();
         p.put("sasl.enabled.mechanisms", SCRAM_MECHANISM + "," + PLAIN_MECHANISM);
         p.put("sasl.mechanism.inter.broker.protocol", PLAIN_MECHANISM);
-        p.put(prefix + PLAIN_MECHANISM.toLowerCase(java.util.Locale.ROOT) + ".sasl.jaas.config", plain.toString());
+        p.put(prefix + PLAIN_MECHANISM.toLowerCase(Locale.ROOT) + ".sasl.jaas.config", plain.toString());
         // the server side of SCRAM reads the credentials from the metadata; its JAAS entry carries no options
-        p.put(prefix + SCRAM_MECHANISM.toLowerCase(java.util.Locale.ROOT) + ".sasl.jaas.config",
+        p.put(prefix + SCRAM_MECHANISM.toLowerCase(Locale.ROOT) + ".sasl.jaas.config",
                 "org.apache.kafka.common.security.scram.ScramLoginModule required;");
         return p;
     }

@@ -37,7 +37,7 @@ class EmbeddedKafkaSaslIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     /** How long a refused client may try before it must have given up; bounds the refusal tests. */
-    private static final Duration REFUSAL_BOUND = Duration.ofSeconds(3);
+    private static final Duration REFUSAL_BOUND = Duration.ofSeconds(2);
 
     @RegisterExtension
     static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension(EmbeddedKafka.builder()
