@@ -8,6 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.SerializationException;
 import org.junit.jupiter.api.AfterEach;
@@ -112,6 +115,22 @@ class HttpsRegistryTest {
           .hasMessageContaining("cannot read it as a JKS truststore with the given schema.registry.ssl.truststore.password")
           .hasMessageNotContaining("not-the-password");
     }
+  }
+
+  @Test
+  void aKafkaProducerWithAnUnreadableTruststoreFailsToBuildAndSaysWhy() {
+    Properties props = new Properties();
+    props.put("bootstrap.servers", "127.0.0.1:9092");
+    props.put("key.serializer", "org.apache.kafka.common.serialization.StringSerializer");
+    props.put("value.serializer", "io.skewguard.schemas.serde.SchemaRegistrySerializer");
+    props.put("schema.registry.url", registry.url());
+    props.put("schema.registry.ssl.truststore.location", certificate.pkcs12Truststore().toString());
+    props.put("schema.registry.ssl.truststore.type", "PKCS12");
+    props.put("schema.registry.ssl.truststore.password", "not-the-password");
+    assertThatThrownBy(() -> new KafkaProducer<String, Object>(props).close())
+        .isInstanceOf(KafkaException.class)
+        .rootCause().isInstanceOf(ConfigException.class)
+        .hasMessageContaining("cannot read it as a PKCS12 truststore");
   }
 
   @Test
