@@ -82,6 +82,16 @@ public record SchemaRegistrySerdeConfig(
   static final String CLIENT_PREFIX = "schema.registry.";
   static final String KEYSTORE_PREFIX = "schema.registry.ssl.keystore.";
 
+  /**
+   * Every key the serde reads or refuses with a reason: what an app hands its serdes (and not its
+   * Kafka clients) from its settings.
+   */
+  public static final List<String> KEYS = List.of(URL, AUTO_REGISTER, BASIC_AUTH_SOURCE, BASIC_AUTH_USER_INFO,
+      CLIENT_PREFIX + BASIC_AUTH_SOURCE, CLIENT_PREFIX + BASIC_AUTH_USER_INFO, CONNECT_TIMEOUT_MS, REQUEST_TIMEOUT_MS,
+      TRUSTSTORE_LOCATION, TRUSTSTORE_PASSWORD, TRUSTSTORE_TYPE, SPECIFIC_READER, USE_LATEST_VERSION,
+      KEY_SUBJECT_STRATEGY, VALUE_SUBJECT_STRATEGY, ENDPOINT_IDENTIFICATION,
+      KEYSTORE_PREFIX + "location", KEYSTORE_PREFIX + "password", KEYSTORE_PREFIX + "type");
+
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
 
