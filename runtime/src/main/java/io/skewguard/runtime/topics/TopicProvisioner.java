@@ -1,5 +1,6 @@
 package io.skewguard.runtime.topics;
 
+import io.skewguard.runtime.settings.Durations;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -254,7 +255,7 @@ public final class TopicProvisioner implements AutoCloseable {
             }
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("the partitions of " + names + " on " + bootstrapServers + " still have no leader after "
-                        + timeout);
+                        + Durations.format(timeout));
             }
             try {
                 Thread.sleep(LEADER_POLL.toMillis());
@@ -271,7 +272,7 @@ public final class TopicProvisioner implements AutoCloseable {
         } catch (ExecutionException e) {
             throw failed(what, e.getCause());
         } catch (TimeoutException e) {
-            throw new IllegalStateException("cannot " + what + " on " + bootstrapServers + ": no answer within " + timeout, e);
+            throw new IllegalStateException("cannot " + what + " on " + bootstrapServers + ": no answer within " + Durations.format(timeout), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while trying to " + what + " on " + bootstrapServers, e);
@@ -287,7 +288,8 @@ public final class TopicProvisioner implements AutoCloseable {
     @Override
     public void close() {
         if (ownsAdmin) {
-            admin.close(Duration.ofSeconds(5));
+            // every call made was awaited; one still pending is one given up on (no answer in time)
+            admin.close(Duration.ZERO);
         }
     }
 }
