@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.slf4j.Logger;
@@ -26,7 +27,13 @@ import org.slf4j.LoggerFactory;
  *       later rebalances (they are routine, not a reason to fail a health check).</li>
  *   <li>ERROR, or a shutdown nobody asked for, is a failure.</li>
  *   <li>{@link #close(Duration)} commits and leaves the consumer group, so that the partitions move
- *       to the other instances at once instead of after the session timeout.</li>
+ *       to the other instances at once instead of after the session timeout. Kafka Streams 4.1's
+ *       {@code CloseOptions.leaveGroup(true)} does that only for static members (it removes them
+ *       through the admin client); its stream threads' consumers are configured not to leave on
+ *       close, so a dynamic member would stay until its session expired. The service therefore
+ *       sets the main consumer's {@value #LEAVE_GROUP_ON_CLOSE} to true unless the caller set it:
+ *       every stream thread's consumer then leaves on close, including that of a thread being
+ *       replaced, whose successor no longer waits for the session timeout either.</li>
  * </ul>
  *
  * <p>The {@link KafkaStreams} is created by {@link #start()}, so a service that never starts holds
@@ -35,6 +42,9 @@ import org.slf4j.LoggerFactory;
 public final class StreamsService implements Service {
 
     private static final Logger LOG = LoggerFactory.getLogger(StreamsService.class);
+
+    /** The consumer's (internal) setting that makes {@code close()} send a LeaveGroup request. */
+    static final String LEAVE_GROUP_ON_CLOSE = "internal.leave.group.on.close";
 
     private final String name;
     private final Topology topology;
@@ -58,6 +68,10 @@ public final class StreamsService implements Service {
         this.topology = Objects.requireNonNull(topology, "topology");
         this.properties = new Properties();
         this.properties.putAll(Objects.requireNonNull(properties, "properties"));
+        if (!this.properties.containsKey(StreamsConfig.consumerPrefix(LEAVE_GROUP_ON_CLOSE))
+                && !this.properties.containsKey(StreamsConfig.mainConsumerPrefix(LEAVE_GROUP_ON_CLOSE))) {
+            this.properties.put(StreamsConfig.mainConsumerPrefix(LEAVE_GROUP_ON_CLOSE), "true");
+        }
         this.policy = Objects.requireNonNull(policy, "policy");
         this.clock = Objects.requireNonNull(clock, "clock");
     }
