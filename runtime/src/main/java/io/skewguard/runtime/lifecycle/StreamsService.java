@@ -155,6 +155,13 @@ public final class StreamsService implements Service {
         return s;
     }
 
+    /** The properties Kafka Streams is created with (a copy). */
+    Properties properties() {
+        Properties copy = new Properties();
+        copy.putAll(properties);
+        return copy;
+    }
+
     @Override
     public synchronized boolean close(Duration timeout) {
         if (closed != null) {

@@ -42,4 +42,20 @@ class StreamsServiceTest {
         assertThatThrownBy(service::start)
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed before it started");
     }
+
+    @Test
+    void makesEveryStreamThreadLeaveTheGroupOnCloseUnlessTheCallerDecided() {
+        assertThat(propertiesOf(new Properties())).containsEntry("main.consumer.internal.leave.group.on.close", "true");
+
+        Properties decided = new Properties();
+        decided.put("consumer.internal.leave.group.on.close", "false");
+        assertThat(propertiesOf(decided)).doesNotContainKey("main.consumer.internal.leave.group.on.close")
+                .containsEntry("consumer.internal.leave.group.on.close", "false");
+    }
+
+    private static Properties propertiesOf(Properties given) {
+        StreamsBuilder builder = new StreamsBuilder();
+        builder.stream("in");
+        return new StreamsService("s", builder.build(), given).properties();
+    }
 }
