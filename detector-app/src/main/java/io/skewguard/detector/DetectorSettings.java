@@ -57,6 +57,8 @@ public record DetectorSettings(
         int ingestThreads,
         String instanceId,
         String stateDir,
+        int healthPort,
+        String healthHost,
         Settings settings) {
 
     // the names of the settings (file key; the flag is --name with . as -)
@@ -67,6 +69,8 @@ public record DetectorSettings(
     public static final String STATE_DIR = CommonSettings.STATE_DIR;
     public static final String COMMIT_INTERVAL = CommonSettings.COMMIT_INTERVAL;
     public static final String CLUSTERS = CommonSettings.CLUSTERS;
+    public static final String HEALTH_PORT = CommonSettings.HEALTH_PORT;
+    public static final String HEALTH_HOST = CommonSettings.HEALTH_HOST;
     public static final String WINDOW = "window";
     public static final String TICK = "tick";
     public static final String GRACE = "grace";
@@ -98,7 +102,9 @@ public record DetectorSettings(
                     CommonSettings.topicPrefix(),
                     CommonSettings.stateDir(""),
                     CommonSettings.commitInterval(),
-                    CommonSettings.clusters())
+                    CommonSettings.clusters(),
+                    CommonSettings.healthPort(),
+                    CommonSettings.healthHost())
             .add(Setting.duration(WINDOW, "60s", "Sliding window length in event time; a multiple of tick.")
                             .validatedBy(Validator.positive()),
                     Setting.duration(TICK, "10s", "Report interval in event time: one report per cluster per tick.")
@@ -187,6 +193,8 @@ public record DetectorSettings(
                 s.integer(INGEST_THREADS),
                 s.string(INSTANCE_ID),
                 s.string(STATE_DIR),
+                s.integer(HEALTH_PORT),
+                s.string(HEALTH_HOST),
                 s);
     }
 

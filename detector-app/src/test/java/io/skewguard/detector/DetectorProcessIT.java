@@ -5,6 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.skewguard.schemas.SkewReport;
 import io.skewguard.testkit.KafkaBrokerExtension;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The {@code detector} command as its own JVM, the way it runs in production: started with
  * {@code --config FILE} against a real broker (and a registry over HTTP), it reports the skew of
- * the events produced, and on SIGTERM it stops in order, leaves its consumer groups and exits 0.
+ * the events produced and answers its readiness endpoint, and on SIGTERM it stops in order, leaves
+ * its consumer groups and exits 0.
  */
 class DetectorProcessIT {
 
@@ -37,11 +44,15 @@ class DetectorProcessIT {
     private DetectorItRig rig;
     private RegistryOverHttp registry;
     private Process detector;
+    private int healthPort;
 
     @BeforeEach
     void setUp() throws IOException {
         rig = new DetectorItRig(KAFKA.broker(), NAME, 3); // the input and output topics, the producers
         registry = new RegistryOverHttp(NAME); // the rig's serdes use mock://NAME, the process this
+        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            healthPort = free.getLocalPort();
+        }
     }
 
     @AfterEach
@@ -69,6 +80,7 @@ class DetectorProcessIT {
                 "commit-interval=300ms",
                 "session.timeout.ms=6000",
                 "heartbeat.interval.ms=1500",
+                "health-port=" + healthPort,
                 ""));
         return file;
     }
@@ -90,10 +102,27 @@ class DetectorProcessIT {
         }
     }
 
+    /** The status of GET /ready, or -1 while nothing answers. */
+    private int readiness() throws InterruptedException {
+        try {
+            return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + healthPort + "/ready"))
+                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
     @Test
-    void theDetectorProcessReportsSkewAndOnSigtermLeavesItsGroupsAndExitsZero() throws Exception {
+    void theDetectorProcessGetsReadyReportsSkewAndOnSigtermLeavesItsGroupsAndExitsZero() throws Exception {
         Path log = dir.resolve("detector.log");
         detector = startDetector(config(), log);
+
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        while (readiness() != 200) {
+            assertThat(detector.isAlive()).as(() -> "detector still running; its output:\n" + read(log)).isTrue();
+            assertThat(System.nanoTime()).as(() -> "ready within 90 s; its output:\n" + read(log)).isLessThan(deadline);
+            Thread.sleep(100);
+        }
 
         rig.produceSkew(4_000, NODES, false, true);
         assertThat(detector.isAlive()).as(() -> "detector still running; its output:\n" + read(log)).isTrue();
@@ -110,7 +139,7 @@ class DetectorProcessIT {
                 .describeConsumerGroups(List.of(NAME, NAME + "-ingest")).all().get(30, TimeUnit.SECONDS);
         assertThat(groups.get(NAME).members()).as("members of the Kafka Streams group %s", NAME).isEmpty();
         assertThat(groups.get(NAME + "-ingest").members()).as("members of the ingest group").isEmpty();
-        assertThat(read(log)).contains("detector: " + NAME + " running against");
+        assertThat(read(log)).contains("detector: " + NAME + " starting against");
     }
 
 }
