@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.io.Writer;
 import java.net.BindException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -78,6 +79,19 @@ import org.slf4j.LoggerFactory;
  * machine; the log cleaner's dedupe buffer is 2 MB instead of 128 MB of heap; the first group
  * rebalance is not delayed. Any of them can be overridden with {@link Builder#brokerProperty}.
  *
+ * <p>SASL mode: declaring users with {@link Builder#saslUser(String, String)} puts the client
+ * listener on SASL_PLAINTEXT (still 127.0.0.1 only) with the mechanisms SCRAM-SHA-256 and PLAIN,
+ * so clients without credentials or with a wrong password are refused. It is authentication only:
+ * there is no authorizer, so every authenticated user may do everything. The SCRAM credentials are
+ * written into the metadata at format time and so survive {@link #restart()}.
+ * {@link #clientProperties(String)} gives exactly the client settings for one user (SCRAM-SHA-256),
+ * {@link #writeClientProperties(Path, String)} writes them to a file for an application under test.
+ * The test kit's own helpers ({@link #adminClient}, {@link #createTopics}, {@link #producer},
+ * {@link #consumeUntil}, ...) keep working: they authenticate as an internal admin user with a
+ * random password, whose settings {@link #clientProperties()} returns; the broker reaches its own
+ * listener (e.g. for transaction markers) as that user with PLAIN. The controller listener stays
+ * PLAINTEXT on its own loopback port, since only this process connects to it.
+ *
  * <p>The helpers ({@link #createTopics}, {@link #producer}, {@link #consumeUntil}) are generic over
  * Kafka's {@link Serializer} and {@link Deserializer}, so they work with String serdes as well as
  * with our Avro serde.
@@ -98,7 +112,6 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     private static final String HOST = "127.0.0.1";
     private static final int NODE_ID = 1;
-    private static final String BROKER_LISTENER = "PLAINTEXT";
     private static final String CONTROLLER_LISTENER = "CONTROLLER";
     /** How often a start is retried when a port chosen as free was taken before the broker bound it. */
     private static final int BIND_ATTEMPTS = 5;
@@ -111,6 +124,8 @@ public final class EmbeddedKafka implements AutoCloseable {
     private final boolean keepData;
     private final Duration startTimeout;
     private final Map<String, String> extraBrokerProperties;
+    /** The accepted users when the client listener is SASL_PLAINTEXT; null when it is PLAINTEXT. */
+    private final SaslUsers saslUsers;
 
     private State state = State.NEW;
     private Path dataDir;
@@ -125,6 +140,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         this.keepData = builder.keepData;
         this.startTimeout = builder.startTimeout;
         this.extraBrokerProperties = Map.copyOf(builder.brokerProperties);
+        this.saslUsers = builder.saslUsers.isEmpty() ? null : SaslUsers.of(builder.saslUsers);
     }
 
     /** A builder with the defaults: a free port, data removed on close, 60 s start timeout. */
@@ -146,7 +162,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         long startNanos = System.nanoTime();
         try {
             dataDir = Files.createTempDirectory("skewguard-kafka-");
-            format(logDir());
+            format(logDir(), saslUsers == null ? List.of() : saslUsers.scramFormatArguments());
             launch(true);
             awaitReady();
         } catch (IOException | RuntimeException e) {
@@ -211,6 +227,81 @@ public final class EmbeddedKafka implements AutoCloseable {
             throw new IllegalStateException("EmbeddedKafka has not been started");
         }
         return servers;
+    }
+
+    /** Whether the client listener is SASL_PLAINTEXT, i.e. at least one {@link Builder#saslUser} was declared. */
+    public boolean isSasl() {
+        return saslUsers != null;
+    }
+
+    /**
+     * Exactly the settings a client needs to connect with the rights of this test kit's own helpers:
+     * {@code bootstrap.servers}, and in SASL mode also {@code security.protocol},
+     * {@code sasl.mechanism} and {@code sasl.jaas.config} of the internal admin user. For code under
+     * test that builds its own clients from a configuration; valid from {@link #start()} on.
+     *
+     * @return an unmodifiable map, in a stable order
+     */
+    public Map<String, String> clientProperties() {
+        String servers = bootstrapServers();
+        return saslUsers == null
+                ? Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, servers)
+                : saslUsers.clientProperties(servers, SaslUsers.ADMIN);
+    }
+
+    /**
+     * Exactly the settings a client needs to connect as {@code user} (declared with
+     * {@link Builder#saslUser}): {@code bootstrap.servers}, {@code security.protocol=SASL_PLAINTEXT},
+     * {@code sasl.mechanism=SCRAM-SHA-256} and {@code sasl.jaas.config} with the user's name and
+     * password. Valid from {@link #start()} on.
+     *
+     * @return an unmodifiable map, in a stable order
+     * @throws IllegalStateException    if SASL is off
+     * @throws IllegalArgumentException if {@code user} was not declared
+     */
+    public Map<String, String> clientProperties(String user) {
+        if (saslUsers == null) {
+            throw new IllegalStateException("SASL is off (no Builder.saslUser declared), so there is no user '" + user
+                    + "'; use clientProperties() for the plaintext listener");
+        }
+        String servers = bootstrapServers();
+        if (SaslUsers.ADMIN.equals(user)) {
+            throw new IllegalArgumentException("'" + user + "' is the test kit's internal user; use clientProperties()");
+        }
+        return saslUsers.clientProperties(servers, user);
+    }
+
+    /**
+     * Writes {@link #clientProperties()} to {@code file} in {@code .properties} format (replacing
+     * it), for an application under test that takes only a properties file.
+     *
+     * @return {@code file}
+     */
+    public Path writeClientProperties(Path file) {
+        return writeProperties(file, clientProperties(), "connects with the test kit's own rights");
+    }
+
+    /**
+     * Writes {@link #clientProperties(String) clientProperties(user)} to {@code file} in
+     * {@code .properties} format (replacing it), for an application under test that takes only a
+     * properties file.
+     *
+     * @return {@code file}
+     */
+    public Path writeClientProperties(Path file, String user) {
+        return writeProperties(file, clientProperties(user), "connects as SASL user " + user);
+    }
+
+    private Path writeProperties(Path file, Map<String, String> settings, String comment) {
+        Properties properties = new Properties();
+        properties.putAll(settings);
+        try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            // store() escapes what load() would misread ('=' and ':' in the JAAS value)
+            properties.store(out, "Kafka client settings for the EmbeddedKafka on " + bootstrapServers() + "; " + comment);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not write Kafka client settings to " + file, e);
+        }
+        return file;
     }
 
     /** The broker's data directory (metadata log and topic logs); valid from {@link #start()} on. */
@@ -424,7 +515,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     /** What {@code kafka-storage.sh format --cluster-id … --config …} does, for a static one-voter quorum. */
-    private static void format(Path logDir) throws IOException {
+    private static void format(Path logDir, List<String> scramArguments) throws IOException {
         ByteArrayOutputStream formatterOutput = new ByteArrayOutputStream();
         try {
             new Formatter()
@@ -437,6 +528,7 @@ public final class EmbeddedKafka implements AutoCloseable {
                     .setReleaseVersion(MetadataVersion.LATEST_PRODUCTION)
                     .setUnstableFeatureVersionsEnabled(false)
                     .setHasDynamicQuorum(false)
+                    .setScramArguments(scramArguments)
                     .run();
         } catch (IOException | RuntimeException e) {
             throw e;
@@ -480,12 +572,18 @@ public final class EmbeddedKafka implements AutoCloseable {
         p.put("process.roles", "broker,controller");
         p.put("node.id", Integer.toString(NODE_ID));
         p.put("controller.quorum.voters", NODE_ID + "@" + HOST + ":" + controllerPort);
-        p.put("listeners", BROKER_LISTENER + "://" + HOST + ":" + brokerPort + ","
+        // the listener is named after its security protocol; the controller listener stays PLAINTEXT
+        // in SASL mode too: only this process connects to it
+        String brokerListener = saslUsers == null ? "PLAINTEXT" : "SASL_PLAINTEXT";
+        p.put("listeners", brokerListener + "://" + HOST + ":" + brokerPort + ","
                 + CONTROLLER_LISTENER + "://" + HOST + ":" + controllerPort);
-        p.put("advertised.listeners", BROKER_LISTENER + "://" + HOST + ":" + brokerPort);
-        p.put("listener.security.protocol.map", BROKER_LISTENER + ":PLAINTEXT," + CONTROLLER_LISTENER + ":PLAINTEXT");
+        p.put("advertised.listeners", brokerListener + "://" + HOST + ":" + brokerPort);
+        p.put("listener.security.protocol.map", brokerListener + ":" + brokerListener + "," + CONTROLLER_LISTENER + ":PLAINTEXT");
         p.put("controller.listener.names", CONTROLLER_LISTENER);
-        p.put("inter.broker.listener.name", BROKER_LISTENER);
+        p.put("inter.broker.listener.name", brokerListener);
+        if (saslUsers != null) {
+            p.putAll(saslUsers.brokerProperties(brokerListener));
+        }
         p.put("log.dirs", logDir().toString());
         p.put("metadata.log.dir", logDir().toString());
         // a broker that cannot come up fails start() instead of hanging it
@@ -569,8 +667,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     private Map<String, Object> clientConfig(String clientIdPrefix) {
-        Map<String, Object> config = new HashMap<>();
-        config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        Map<String, Object> config = new HashMap<>(clientProperties());
         config.put(AdminClientConfig.CLIENT_ID_CONFIG, clientIdPrefix + "-" + Uuid.randomUuid());
         return config;
     }
@@ -647,8 +744,25 @@ public final class EmbeddedKafka implements AutoCloseable {
         private boolean keepData;
         private Duration startTimeout = Duration.ofSeconds(60);
         private final Map<String, String> brokerProperties = new LinkedHashMap<>();
+        private final Map<String, String> saslUsers = new LinkedHashMap<>();
 
         private Builder() {
+        }
+
+        /**
+         * Declares a user the broker accepts and turns SASL on: the client listener becomes
+         * SASL_PLAINTEXT with the mechanisms SCRAM-SHA-256 and PLAIN, and refuses unauthenticated
+         * clients. Repeatable, one call per user; see {@link EmbeddedKafka#clientProperties(String)}.
+         *
+         * @param name     letters, digits, '_', '.' or '-', not starting with one of the last three
+         * @param password non-empty printable ASCII without blanks, '"', '\' or ','
+         * @throws IllegalArgumentException if the name or password has other characters, or the name
+         *                                  is declared twice
+         */
+        public Builder saslUser(String name, String password) {
+            SaslUsers.check(name, password, saslUsers);
+            saslUsers.put(name, password);
+            return this;
         }
 
         /** The broker listener's port on 127.0.0.1; 0 (the default) picks a free one. */
@@ -694,6 +808,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         @Override
         public String toString() {
             return "EmbeddedKafka.Builder{port=" + port + ", keepData=" + keepData + ", startTimeout=" + startTimeout
+                    + ", saslUsers=" + saslUsers.keySet()
                     + ", brokerProperties=" + brokerProperties.entrySet().stream()
                     .map(Map.Entry::toString).collect(Collectors.joining(", ", "{", "}")) + "}";
         }

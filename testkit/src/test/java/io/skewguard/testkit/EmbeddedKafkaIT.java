@@ -1,6 +1,7 @@
 package io.skewguard.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
@@ -122,6 +123,10 @@ class EmbeddedKafkaIT {
         }
         try (EmbeddedKafka kafka = EmbeddedKafka.builder().port(port).build().start()) {
             assertThat(kafka.bootstrapServers()).isEqualTo("127.0.0.1:" + port);
+            // without SASL a client needs the address and nothing else
+            assertThat(kafka.clientProperties()).containsExactly(Map.entry("bootstrap.servers", "127.0.0.1:" + port));
+            assertThatThrownBy(() -> kafka.clientProperties("alice")).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("SASL is off");
             assertThat(kafka.adminClient().describeCluster().nodes().get(30, TimeUnit.SECONDS))
                     .singleElement().satisfies(node -> assertThat(node.port()).isEqualTo(port));
         }

@@ -36,6 +36,39 @@ class EmbeddedKafkaTest {
     }
 
     @Test
+    void saslUserRejectsNamesAndPasswordsThatCannotBeWrittenUnquoted() {
+        assertThatThrownBy(() -> EmbeddedKafka.builder().saslUser("al ice", "secret"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'al ice'");
+        assertThatThrownBy(() -> EmbeddedKafka.builder().saslUser("-alice", "secret"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'-alice'");
+        assertThatThrownBy(() -> EmbeddedKafka.builder().saslUser(null, "secret"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("null");
+        for (String password : new String[] {"", "has space", "has\"quote", "has\\backslash", "has,comma", "naïve"}) {
+            assertThatThrownBy(() -> EmbeddedKafka.builder().saslUser("alice", password))
+                    .as("password %s", password)
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("password of SASL user 'alice'");
+        }
+        assertThatThrownBy(() -> EmbeddedKafka.builder().saslUser("alice", null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("password");
+    }
+
+    @Test
+    void saslUserRejectsADuplicateAndTheInternalAdminName() {
+        assertThatThrownBy(() -> EmbeddedKafka.builder().saslUser("alice", "a1").saslUser("alice", "a2"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("declared twice");
+        assertThatThrownBy(() -> EmbeddedKafka.builder().saslUser(SaslUsers.ADMIN, "secret"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("reserved");
+    }
+
+    @Test
+    void saslIsOnExactlyWhenAUserIsDeclaredAndTheBuilderShowsNoPassword() {
+        assertThat(EmbeddedKafka.builder().build().isSasl()).isFalse();
+        EmbeddedKafka.Builder builder = EmbeddedKafka.builder().saslUser("svc.detector-1", "p@ss#W0rd!");
+        assertThat(builder.build().isSasl()).isTrue();
+        assertThat(builder.toString()).contains("svc.detector-1").doesNotContain("p@ss#W0rd!");
+    }
+
+    @Test
     void extensionWithoutARunningBrokerExplainsHowToRegisterIt() {
         assertThatThrownBy(() -> new KafkaBrokerExtension().broker())
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("static");

@@ -49,7 +49,7 @@ public record Validator(String allowed, Predicate<Object> test) {
     }
 
     public static Validator notBlank() {
-        return new Validator("not empty", v -> !v.toString().isBlank());
+        return new Validator("non-empty", v -> !v.toString().isBlank());
     }
 
     /** A custom rule. */
