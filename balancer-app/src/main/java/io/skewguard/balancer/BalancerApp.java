@@ -1,12 +1,12 @@
 package io.skewguard.balancer;
 
+import io.skewguard.runtime.lifecycle.ProcessLifecycle;
+import io.skewguard.runtime.lifecycle.StreamsService;
+import io.skewguard.runtime.settings.CommonSettings;
+import io.skewguard.runtime.settings.Settings;
 import io.skewguard.runtime.settings.SettingsOptions;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -39,7 +39,6 @@ public final class BalancerApp implements Callable<Integer> {
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(BalancerApp.class);
-    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
     /** The balancer's flags, from its settings model. */
     public static final class Flags extends SettingsOptions {
@@ -70,49 +69,18 @@ public final class BalancerApp implements Callable<Integer> {
         return SettingsOptions.run(spec, BalancerSettings.MODEL, environment, settings -> run(BalancerSettings.from(settings)));
     }
 
+    /**
+     * One {@link StreamsService} run by the shared {@link ProcessLifecycle}: listeners set before
+     * start, a dying stream thread replaced only within the lifecycle's limit, SIGTERM closes it
+     * (commit, leave the group) and the process ends with {@link io.skewguard.runtime.lifecycle.ExitCode}.
+     */
     private static int run(BalancerSettings settings) {
         LOG.info("starting balancer with {}", settings);
-        KafkaStreams streams = new KafkaStreams(BalancerTopology.build(settings), settings.streamsProperties());
-        CountDownLatch stopped = new CountDownLatch(1);
-        int[] exitCode = {0};
-        // listeners before start: Kafka Streams refuses a state listener afterwards
-        streams.setStateListener((now, before) -> {
-            if (now == KafkaStreams.State.ERROR) {
-                exitCode[0] = 1;
-            }
-            if (now == KafkaStreams.State.ERROR || now == KafkaStreams.State.NOT_RUNNING) {
-                stopped.countDown();
-            }
-        });
-        streams.setUncaughtExceptionHandler(e -> {
-            LOG.error("balancer stream thread failed; shutting down", e);
-            return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
-        });
-        Thread hook = new Thread(() -> {
-            LOG.info("SIGTERM: closing the balancer (commits the open transaction, leaves the group)");
-            boolean closed = close(streams);
-            LOG.info("balancer {} (state {})", closed ? "closed cleanly" : "did not close within 30 s", streams.state());
-            stopped.countDown();
-            // a SIGTERM'd JVM would otherwise exit with 143 whatever the close did
-            Runtime.getRuntime().halt(closed ? 0 : 1);
-        }, "balancer-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        streams.start();
-        try {
-            stopped.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        try {
-            Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException shuttingDown) {
-            return exitCode[0]; // the hook stops the JVM
-        }
-        close(streams);
-        return exitCode[0];
-    }
-
-    private static boolean close(KafkaStreams streams) {
-        return streams.close(new KafkaStreams.CloseOptions().leaveGroup(true).timeout(CLOSE_TIMEOUT));
+        Settings s = settings.settings();
+        return ProcessLifecycle.builder("balancer")
+                .service(new StreamsService("balancer-streams", BalancerTopology.build(settings), settings.streamsProperties()))
+                .healthEndpoint(s.string(CommonSettings.HEALTH_HOST), s.integer(CommonSettings.HEALTH_PORT))
+                .build()
+                .run();
     }
 }

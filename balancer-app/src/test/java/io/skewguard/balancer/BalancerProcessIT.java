@@ -15,6 +15,12 @@ import io.skewguard.schemas.serde.SchemaRegistrySerde;
 import io.skewguard.testkit.EmbeddedKafka;
 import io.skewguard.testkit.KafkaBrokerExtension;
 import java.lang.reflect.Method;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,8 +47,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code balancer} as its own process, started the way a deployment starts it ({@code --config
- * FILE}): given a confirmed heat alert and a report it publishes node weights, and SIGTERM ends it
- * with exit code 0 and no member left in its consumer group.
+ * FILE}): once its {@code /ready} answers, given a confirmed heat alert and a report it publishes
+ * node weights, and SIGTERM ends it with exit code 0 and no member left in its consumer group.
  */
 class BalancerProcessIT {
 
@@ -71,6 +77,7 @@ class BalancerProcessIT {
              SchemaRegistrySerde<SkewReport> reports = SchemaRegistrySerde.of(SkewReport.class, serde, false);
              SchemaRegistrySerde<SkewAlert> alerts = SchemaRegistrySerde.of(SkewAlert.class, serde, false);
              SchemaRegistrySerde<NodeWeight> weights = SchemaRegistrySerde.of(NodeWeight.class, serde, false)) {
+            int healthPort = freePort();
             Path config = dir.resolve("balancer.properties");
             Files.writeString(config, String.join("\n",
                     "bootstrap.servers=" + broker.bootstrapServers(),
@@ -78,6 +85,7 @@ class BalancerProcessIT {
                     "application.id=" + applicationId,
                     "topic-prefix=" + topics.prefix(),
                     "state.dir=" + dir.resolve("state"),
+                    "health-port=" + healthPort,
                     "replication-factor=1",
                     "commit-interval=200ms",
                     // secrets that must never reach the log (PLAINTEXT ignores the JAAS line; the registry ignores the credentials)
@@ -95,6 +103,7 @@ class BalancerProcessIT {
                     .redirectOutput(log.toFile())
                     .start();
             try {
+                awaitReady(healthPort, process);
                 try (KafkaProducer<String, SkewReport> reportProducer = broker.producer(new StringSerializer(), reports.serializer());
                      KafkaProducer<String, SkewAlert> alertProducer = broker.producer(new StringSerializer(), alerts.serializer())) {
                     alertProducer.send(new ProducerRecord<>(topics.alerts(), "c1", confirmed(t0))).get();
@@ -116,7 +125,7 @@ class BalancerProcessIT {
             String output = Files.readString(log);
             assertThat(process.exitValue()).as("exit code; log:\n%s", output).isZero();
             assertThat(members(broker, applicationId)).as("members left in the group; log:\n%s", output).isZero();
-            assertThat(output).contains("starting balancer with balancer settings {")
+            assertThat(output).contains("starting balancer with balancer settings {", "balancer stopped (exit code 0)")
                     .doesNotContain(BROKER_SECRET).doesNotContain(REGISTRY_SECRET).doesNotContain("ERROR");
         } finally {
             MockSchemaRegistry.drop(scope);
@@ -128,6 +137,33 @@ class BalancerProcessIT {
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (members(broker, group) != count) {
             assertThat(System.nanoTime()).as("%s has %d members in time", group, count).isLessThan(deadline);
+            Thread.sleep(200);
+        }
+    }
+
+    /** A port free on 127.0.0.1 just now, for the app's health endpoint. */
+    private static int freePort() throws Exception {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            return socket.getLocalPort();
+        }
+    }
+
+    /** Waits until the app's {@code GET /ready} answers 200. */
+    private static void awaitReady(int port, Process process) throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        HttpRequest ready = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/ready"))
+                .timeout(Duration.ofSeconds(5)).build();
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (true) {
+            assertThat(process.isAlive()).as("the app is running").isTrue();
+            assertThat(System.nanoTime()).as("/ready answers 200 in time").isLessThan(deadline);
+            try {
+                if (http.send(ready, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    return;
+                }
+            } catch (java.io.IOException notListeningYet) {
+                // the JVM is still starting
+            }
             Thread.sleep(200);
         }
     }

@@ -1,12 +1,12 @@
 package io.skewguard.migrator;
 
+import io.skewguard.runtime.lifecycle.ProcessLifecycle;
+import io.skewguard.runtime.lifecycle.StreamsService;
+import io.skewguard.runtime.settings.CommonSettings;
+import io.skewguard.runtime.settings.Settings;
 import io.skewguard.runtime.settings.SettingsOptions;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -38,7 +38,6 @@ public final class MigratorApp implements Callable<Integer> {
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(MigratorApp.class);
-    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
     /** The migrator's flags, from its settings model. */
     public static final class Flags extends SettingsOptions {
@@ -69,50 +68,18 @@ public final class MigratorApp implements Callable<Integer> {
         return SettingsOptions.run(spec, MigratorSettings.MODEL, environment, settings -> run(MigratorSettings.from(settings)));
     }
 
+    /**
+     * One {@link StreamsService} run by the shared {@link ProcessLifecycle}: listeners set before
+     * start, a dying stream thread replaced only within the lifecycle's limit, SIGTERM closes it
+     * (commit, leave the group) and the process ends with {@link io.skewguard.runtime.lifecycle.ExitCode}.
+     */
     private static int run(MigratorSettings settings) {
         LOG.info("starting migrator with {}", settings);
-        KafkaStreams streams = new KafkaStreams(MigratorTopology.build(settings), MigratorTopology.streamsConfig(settings));
-        CountDownLatch stopped = new CountDownLatch(1);
-        int[] exitCode = {0};
-        // listeners before start: Kafka Streams refuses a state listener afterwards
-        streams.setStateListener((now, before) -> {
-            if (now == KafkaStreams.State.ERROR) {
-                exitCode[0] = 1;
-            }
-            if (now == KafkaStreams.State.ERROR || now == KafkaStreams.State.NOT_RUNNING) {
-                stopped.countDown();
-            }
-        });
-        // a replaced thread resumes from the last commit: a poison record would kill it forever
-        streams.setUncaughtExceptionHandler(e -> {
-            LOG.error("migrator stream thread failed; shutting down", e);
-            return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
-        });
-        Thread hook = new Thread(() -> {
-            LOG.info("SIGTERM: closing the migrator (commits the open transaction, leaves the group)");
-            boolean closed = close(streams);
-            LOG.info("migrator {} (state {})", closed ? "closed cleanly" : "did not close within 30 s", streams.state());
-            stopped.countDown();
-            // a SIGTERM'd JVM would otherwise exit with 143 whatever the close did
-            Runtime.getRuntime().halt(closed ? 0 : 1);
-        }, "migrator-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        streams.start();
-        try {
-            stopped.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        try {
-            Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException shuttingDown) {
-            return exitCode[0]; // the hook stops the JVM
-        }
-        close(streams);
-        return exitCode[0];
-    }
-
-    private static boolean close(KafkaStreams streams) {
-        return streams.close(new KafkaStreams.CloseOptions().leaveGroup(true).timeout(CLOSE_TIMEOUT));
+        Settings s = settings.settings();
+        return ProcessLifecycle.builder("migrator")
+                .service(new StreamsService("migrator-streams", MigratorTopology.build(settings), MigratorTopology.streamsConfig(settings)))
+                .healthEndpoint(s.string(CommonSettings.HEALTH_HOST), s.integer(CommonSettings.HEALTH_PORT))
+                .build()
+                .run();
     }
 }

@@ -11,6 +11,12 @@ import io.skewguard.schemas.serde.MockSchemaRegistry;
 import io.skewguard.testkit.EmbeddedKafka;
 import io.skewguard.testkit.KafkaBrokerExtension;
 import java.lang.reflect.Method;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,9 +42,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code migrator} as its own process, started the way a deployment starts it ({@code --config
- * FILE}): given capacity reports and a confirmed capacity alert it publishes the slot table and
- * sends the first COPY commands, and SIGTERM ends it with exit code 0 and no member left in its
- * consumer group. The records are {@link MigratorIT}'s.
+ * FILE}): once its {@code /ready} answers, given capacity reports and a confirmed capacity alert it
+ * publishes the slot table and sends the first COPY commands, and SIGTERM ends it with exit code 0
+ * and no member left in its consumer group. The records are {@link MigratorIT}'s.
  */
 class MigratorProcessIT {
 
@@ -65,12 +71,14 @@ class MigratorProcessIT {
         String applicationId = "migrator-process-it-" + UUID.randomUUID();
 
         try (RegistryOverHttp http = new RegistryOverHttp(scope)) {
+            int healthPort = freePort();
             Path config = dir.resolve("migrator.properties");
             Files.writeString(config, String.join("\n",
                     "bootstrap.servers=" + kafka.bootstrapServers(),
                     "schema.registry.url=" + http.url(),
                     "application.id=" + applicationId,
                     "state.dir=" + dir.resolve("state"),
+                    "health-port=" + healthPort,
                     "slot-count=16",
                     "candidates=2",
                     "max-parallel=2",
@@ -91,6 +99,7 @@ class MigratorProcessIT {
                     .redirectOutput(log.toFile())
                     .start();
             try {
+                awaitReady(healthPort, process);
                 SimulatedAgents agents = MigratorIT.skewedCluster();
                 try (KafkaProducer<String, SpecificRecord> producer =
                         kafka.producer(new StringSerializer(), MigratorIT.anySerializer(registry))) {
@@ -122,10 +131,37 @@ class MigratorProcessIT {
             String output = Files.readString(log);
             assertThat(process.exitValue()).as("exit code; log:\n%s", output).isZero();
             assertThat(members(kafka, applicationId)).as("members left in the group; log:\n%s", output).isZero();
-            assertThat(output).contains("starting migrator with migrator settings {")
+            assertThat(output).contains("starting migrator with migrator settings {", "migrator stopped (exit code 0)")
                     .doesNotContain(BROKER_SECRET).doesNotContain(REGISTRY_SECRET).doesNotContain("ERROR");
         } finally {
             MockSchemaRegistry.drop(scope);
+        }
+    }
+
+    /** A port free on 127.0.0.1 just now, for the app's health endpoint. */
+    private static int freePort() throws Exception {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            return socket.getLocalPort();
+        }
+    }
+
+    /** Waits until the app's {@code GET /ready} answers 200. */
+    private static void awaitReady(int port, Process process) throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        HttpRequest ready = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/ready"))
+                .timeout(Duration.ofSeconds(5)).build();
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (true) {
+            assertThat(process.isAlive()).as("the app is running").isTrue();
+            assertThat(System.nanoTime()).as("/ready answers 200 in time").isLessThan(deadline);
+            try {
+                if (http.send(ready, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    return;
+                }
+            } catch (java.io.IOException notListeningYet) {
+                // the JVM is still starting
+            }
+            Thread.sleep(200);
         }
     }
 
