@@ -1,36 +1,23 @@
 package io.skewguard.balancer;
 
-import io.skewguard.balancer.policy.ControllerSettings;
-import io.skewguard.schemas.Topics;
-import java.io.IOException;
-import java.io.Reader;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.LinkedHashMap;
+import io.skewguard.runtime.lifecycle.ProcessLifecycle;
+import io.skewguard.runtime.lifecycle.StreamsService;
+import io.skewguard.runtime.settings.CommonSettings;
+import io.skewguard.runtime.settings.Settings;
+import io.skewguard.runtime.settings.SettingsOptions;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Model.OptionSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code skewguard balancer}: runs the weight phase (DESIGN.md section 4) as a Kafka Streams app.
- * Lifecycle only: parse the settings, start {@link BalancerTopology}, close cleanly on SIGTERM.
- *
- * <p>Settings come from the built-in defaults, then {@code --config FILE} (properties, same keys as
- * the flags without dashes), then environment variables {@code SKEWGUARD_BALANCER_<KEY>}, then the
- * flags; later wins.
+ * {@code skewguard balancer}: runs the weight phase as a Kafka Streams app. Lifecycle only: read
+ * the settings ({@link BalancerSettings#MODEL}), start {@link BalancerTopology}, close cleanly on
+ * SIGTERM.
  */
 @Command(
         name = "balancer",
@@ -38,10 +25,8 @@ import picocli.CommandLine.Spec;
         version = "skewguard balancer 0.1.0",
         usageHelpAutoWidth = true,
         sortOptions = false,
-        description = "Steers new writes away from hot nodes by weight factors (the weight phase, no data moves).",
-        footer = {"", "Every flag can also be set as KEY=VALUE in --config FILE or in the environment as "
-                + "SKEWGUARD_BALANCER_<KEY> (e.g. SKEWGUARD_BALANCER_REPAIR_TARGET); flags override the "
-                + "environment, which overrides the file."})
+        modelTransformer = BalancerApp.Flags.class,
+        description = "Steers new writes away from hot nodes by weight factors (the weight phase, no data moves).")
 public final class BalancerApp implements Callable<Integer> {
 
     static {
@@ -55,80 +40,15 @@ public final class BalancerApp implements Callable<Integer> {
 
     private static final Logger LOG = LoggerFactory.getLogger(BalancerApp.class);
 
+    /** The balancer's flags, from its settings model. */
+    public static final class Flags extends SettingsOptions {
+        public Flags() {
+            super(BalancerSettings.MODEL);
+        }
+    }
+
     @Spec
     CommandSpec spec;
-
-    @Option(names = "--config", paramLabel = "FILE", description = "Properties file with settings.")
-    Path config;
-
-    @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT[,...]",
-            defaultValue = BalancerSettings.DEFAULT_BOOTSTRAP_SERVERS,
-            description = "Kafka bootstrap servers. Default: ${DEFAULT-VALUE}")
-    String bootstrapServers;
-
-    @Option(names = "--schema-registry-url", paramLabel = "URL",
-            defaultValue = BalancerSettings.DEFAULT_SCHEMA_REGISTRY_URL,
-            description = "Schema Registry URL, http(s)://... or mock://SCOPE. Default: ${DEFAULT-VALUE}")
-    String schemaRegistryUrl;
-
-    @Option(names = "--application-id", paramLabel = "ID", defaultValue = BalancerSettings.DEFAULT_APPLICATION_ID,
-            description = "Kafka Streams application id. Default: ${DEFAULT-VALUE}")
-    String applicationId;
-
-    @Option(names = "--topic-prefix", paramLabel = "PREFIX", defaultValue = Topics.DEFAULT_PREFIX,
-            description = "Prefix of every SkewGuard topic. Default: ${DEFAULT-VALUE}")
-    String topicPrefix;
-
-    @Option(names = "--clusters", paramLabel = "ID[,ID...]", defaultValue = "",
-            description = "Clusters served; records of others go to the dead-letter topic. Default: all")
-    String clusters;
-
-    @Option(names = "--min-weight", paramLabel = "W", defaultValue = "" + ControllerSettings.DEFAULT_MIN_WEIGHT,
-            description = "Lower bound of a weight factor. Default: ${DEFAULT-VALUE}")
-    double minWeight;
-
-    @Option(names = "--max-weight", paramLabel = "W", defaultValue = "" + ControllerSettings.DEFAULT_MAX_WEIGHT,
-            description = "Upper bound of a weight factor. Default: ${DEFAULT-VALUE}")
-    double maxWeight;
-
-    @Option(names = "--max-step", paramLabel = "FRACTION", defaultValue = "" + ControllerSettings.DEFAULT_MAX_STEP,
-            description = "Largest relative weight change per round. Default: ${DEFAULT-VALUE}")
-    double maxStep;
-
-    @Option(names = "--deadband", paramLabel = "FRACTION", defaultValue = "" + ControllerSettings.DEFAULT_DEADBAND,
-            description = "Nodes with load ratio within 1 +/- this are left alone. Default: ${DEFAULT-VALUE}")
-    double deadband;
-
-    @Option(names = "--gain", paramLabel = "G", defaultValue = "" + ControllerSettings.DEFAULT_GAIN,
-            description = "Exponent of the step w' = w * r^-G, in (0, 0.5]. Default: ${DEFAULT-VALUE}")
-    double gain;
-
-    @Option(names = "--repair-target", paramLabel = "GINI",
-            defaultValue = "" + ControllerSettings.DEFAULT_REPAIR_TARGET,
-            description = "A repair ends at this heat Gini or below. Default: ${DEFAULT-VALUE}")
-    double repairTarget;
-
-    @Option(names = "--round-interval", paramLabel = "DURATION", defaultValue = BalancerSettings.DEFAULT_ROUND_INTERVAL,
-            description = "Least event time between two rounds of a cluster (2m, 90s, PT2M). Default: ${DEFAULT-VALUE}")
-    String roundInterval;
-
-    @Option(names = "--decay", paramLabel = "FRACTION", defaultValue = "" + ControllerSettings.DEFAULT_DECAY,
-            description = "After a repair, fraction of log-weight given back toward 1.0 per round; 0 keeps "
-                    + "the weights. Default: ${DEFAULT-VALUE}")
-    double decay;
-
-    @Option(names = "--commit-interval", paramLabel = "DURATION", defaultValue = BalancerSettings.DEFAULT_COMMIT_INTERVAL,
-            description = "Kafka Streams commit (transaction) interval. Default: ${DEFAULT-VALUE}")
-    String commitInterval;
-
-    @Option(names = "--state-dir", paramLabel = "DIR", defaultValue = BalancerSettings.DEFAULT_STATE_DIR,
-            description = "Kafka Streams state directory. Default: ${DEFAULT-VALUE}")
-    String stateDir;
-
-    @Option(names = "--replication-factor", paramLabel = "N",
-            defaultValue = "" + BalancerSettings.DEFAULT_REPLICATION_FACTOR,
-            description = "Replication factor of the changelog topic, -1 for the broker default. Default: ${DEFAULT-VALUE}")
-    int replicationFactor;
 
     private final Map<String, String> environment;
 
@@ -145,58 +65,22 @@ public final class BalancerApp implements Callable<Integer> {
     }
 
     @Override
-    public Integer call() throws Exception {
-        BalancerSettings settings = settings();
-        LOG.info("starting balancer with {}", settings);
-        KafkaStreams streams = new KafkaStreams(BalancerTopology.build(settings), settings.streamsProperties());
-        CountDownLatch stopped = new CountDownLatch(1);
-        int[] exitCode = {0};
-        streams.setStateListener((now, before) -> {
-            if (now == KafkaStreams.State.ERROR) {
-                exitCode[0] = 1;
-            }
-            if (now == KafkaStreams.State.ERROR || now == KafkaStreams.State.NOT_RUNNING) {
-                stopped.countDown();
-            }
-        });
-        streams.setUncaughtExceptionHandler(e -> {
-            LOG.error("balancer stream thread failed; shutting down", e);
-            return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
-        });
-        Thread hook = new Thread(() -> {
-            LOG.info("SIGTERM: closing the balancer (commits the open transaction)");
-            boolean closed = streams.close(Duration.ofSeconds(30));
-            LOG.info("balancer {} (state {})", closed ? "closed cleanly" : "did not close within 30 s",
-                    streams.state());
-            stopped.countDown();
-        }, "balancer-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        streams.start();
-        stopped.await();
-        streams.close(Duration.ofSeconds(30));
-        return exitCode[0];
+    public Integer call() {
+        return SettingsOptions.run(spec, BalancerSettings.MODEL, environment, settings -> run(BalancerSettings.from(settings)));
     }
 
-    /** The settings from defaults, the config file, the environment and the flags given. */
-    BalancerSettings settings() throws IOException {
-        Properties file = new Properties();
-        if (config != null) {
-            try (Reader in = Files.newBufferedReader(config)) {
-                file.load(in);
-            }
-        }
-        Map<String, String> flags = new LinkedHashMap<>();
-        ParseResult parsed = spec.commandLine().getParseResult();
-        for (OptionSpec option : spec.options()) {
-            String key = option.longestName().replaceFirst("^--", "");
-            if (parsed != null && parsed.hasMatchedOption(option) && BalancerSettings.DEFAULTS.containsKey(key)) {
-                flags.put(key, String.valueOf((Object) option.getValue()));
-            }
-        }
-        try {
-            return BalancerSettings.resolve(file, environment, flags);
-        } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
-        }
+    /**
+     * One {@link StreamsService} run by the shared {@link ProcessLifecycle}: listeners set before
+     * start, a dying stream thread replaced only within the lifecycle's limit, SIGTERM closes it
+     * (commit, leave the group) and the process ends with {@link io.skewguard.runtime.lifecycle.ExitCode}.
+     */
+    private static int run(BalancerSettings settings) {
+        LOG.info("starting balancer with {}", settings);
+        Settings s = settings.settings();
+        return ProcessLifecycle.builder("balancer")
+                .service(new StreamsService("balancer-streams", BalancerTopology.build(settings), settings.streamsProperties()))
+                .healthEndpoint(s.string(CommonSettings.HEALTH_HOST), s.integer(CommonSettings.HEALTH_PORT))
+                .build()
+                .run();
     }
 }

@@ -1,34 +1,29 @@
 package io.skewguard.balancer;
 
 import io.skewguard.balancer.policy.ControllerSettings;
+import io.skewguard.runtime.settings.ClientType;
+import io.skewguard.runtime.settings.CommonSettings;
+import io.skewguard.runtime.settings.Setting;
+import io.skewguard.runtime.settings.Settings;
+import io.skewguard.runtime.settings.SettingsException;
+import io.skewguard.runtime.settings.SettingsModel;
+import io.skewguard.runtime.settings.Validator;
 import io.skewguard.schemas.Topics;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import org.apache.kafka.streams.StreamsConfig;
 
 /**
- * The balancer's typed configuration, read once at start-up.
- *
- * <p>Every setting has one key (e.g. {@code repair-target}) used three ways, later sources winning:
- * a line {@code repair-target=0.2} in the {@code --config} properties file, the environment variable
- * {@code SKEWGUARD_BALANCER_REPAIR_TARGET}, and the flag {@code --repair-target}. File keys starting
- * with {@code streams.} are passed to Kafka Streams as they are, without the prefix (e.g. {@code
- * streams.num.stream.threads=2}).
+ * The balancer's settings: {@link #MODEL} declares them (names, defaults, rules, the Kafka keys the
+ * balancer fixes); this record is the typed view the topology and the controller read, built
+ * {@link #from(Settings)} the resolved settings.
  *
  * @param bootstrapServers Kafka bootstrap servers
- * @param schemaRegistryUrl Schema Registry URL ({@code http(s)://…} or {@code mock://scope})
+ * @param schemaRegistryUrl schema registry URL ({@code http(s)://…} or {@code mock://scope})
  * @param applicationId Kafka Streams application id: consumer group, prefix of internal topics
  * @param topicPrefix prefix of every SkewGuard topic
  * @param clusters clusters this balancer serves; records of others are dead-lettered; empty = all
@@ -36,7 +31,7 @@ import org.apache.kafka.streams.StreamsConfig;
  * @param commitInterval Kafka Streams commit interval (transactions commit this often)
  * @param stateDir Kafka Streams state directory
  * @param replicationFactor replication factor of the internal changelog topic; -1 = broker default
- * @param streamsOverrides extra Kafka Streams properties from the file
+ * @param settings everything as resolved, Kafka client keys included
  */
 public record BalancerSettings(
         String bootstrapServers,
@@ -48,109 +43,148 @@ public record BalancerSettings(
         Duration commitInterval,
         String stateDir,
         int replicationFactor,
-        Map<String, String> streamsOverrides) {
+        Settings settings) {
 
-    public static final String ENV_PREFIX = "SKEWGUARD_BALANCER_";
+    public static final String MIN_WEIGHT = "min-weight";
+    public static final String MAX_WEIGHT = "max-weight";
+    public static final String MAX_STEP = "max-step";
+    public static final String DEADBAND = "deadband";
+    public static final String GAIN = "gain";
+    public static final String REPAIR_TARGET = "repair-target";
+    public static final String ROUND_INTERVAL = "round-interval";
+    public static final String DECAY = "decay";
+    public static final String REPLICATION_FACTOR = "replication-factor";
 
-    public static final String DEFAULT_BOOTSTRAP_SERVERS = "localhost:9092";
-    public static final String DEFAULT_SCHEMA_REGISTRY_URL = "http://localhost:8081";
-    public static final String DEFAULT_APPLICATION_ID = "skewguard-balancer";
-    public static final String DEFAULT_COMMIT_INTERVAL = "1s";
-    public static final String DEFAULT_ROUND_INTERVAL = "2m";
-    public static final String DEFAULT_STATE_DIR = "/tmp/skewguard-balancer";
-    public static final int DEFAULT_REPLICATION_FACTOR = -1;
+    /** Every setting of the balancer. */
+    public static final SettingsModel MODEL = SettingsModel.builder("balancer")
+            .description("Steers new writes away from hot nodes by weight factors (the weight phase, no data moves).")
+            .add(CommonSettings.bootstrapServers(),
+                    CommonSettings.schemaRegistryUrl(),
+                    CommonSettings.applicationId("skewguard-balancer"),
+                    CommonSettings.topicPrefix(),
+                    CommonSettings.clusters(),
+                    Setting.number(MIN_WEIGHT, ControllerSettings.DEFAULT_MIN_WEIGHT, "Lower bound of a weight factor.")
+                            .validatedBy(Validator.of("greater than 0 and at most 1", v -> (Double) v > 0 && (Double) v <= 1)),
+                    Setting.number(MAX_WEIGHT, ControllerSettings.DEFAULT_MAX_WEIGHT, "Upper bound of a weight factor.")
+                            .validatedBy(Validator.atLeast(1)),
+                    Setting.number(MAX_STEP, ControllerSettings.DEFAULT_MAX_STEP,
+                                    "Largest relative change of a weight factor in one round (0.05 = ±5 %).")
+                            .validatedBy(Validator.of("greater than 0 and below 1", v -> (Double) v > 0 && (Double) v < 1)),
+                    Setting.number(DEADBAND, ControllerSettings.DEFAULT_DEADBAND,
+                                    "A node whose load ratio is within 1 ± this is left alone.")
+                            .validatedBy(Validator.inRange(0, 1)),
+                    Setting.number(GAIN, ControllerSettings.DEFAULT_GAIN,
+                                    "Exponent of the step w' = w · r^-gain; above 0.5 the step may overshoot.")
+                            .validatedBy(Validator.of("greater than 0 and at most 0.5", v -> (Double) v > 0 && (Double) v <= 0.5)),
+                    Setting.number(REPAIR_TARGET, ControllerSettings.DEFAULT_REPAIR_TARGET,
+                                    "A repair ends once the heat Gini is at or below this.")
+                            .validatedBy(Validator.inRange(0, 1)),
+                    Setting.duration(ROUND_INTERVAL, "2m", "Least event time between two rounds of one cluster.")
+                            .validatedBy(Validator.notNegative()),
+                    Setting.number(DECAY, ControllerSettings.DEFAULT_DECAY,
+                                    "After a repair, the fraction of log-weight given back toward 1.0 per round; 0 keeps the weights.")
+                            .validatedBy(Validator.between(0, 1)),
+                    CommonSettings.commitInterval(),
+                    CommonSettings.stateDir("/tmp/skewguard-balancer"),
+                    Setting.integer(REPLICATION_FACTOR, -1,
+                                    "Replication factor of the balancer's changelog topic; -1 = the broker's default.")
+                            .validatedBy(Validator.of("-1 (the broker's default) or at least 1",
+                                    v -> (Integer) v == -1 || (Integer) v >= 1))
+                            .mapsTo("replication.factor", v -> v.toString()),
+                    CommonSettings.healthPort(),
+                    CommonSettings.healthHost())
+            .fixes("processing.guarantee", "exactly_once_v2",
+                    "a round's controller state, weight commands and node weights commit in one transaction; "
+                            + "with at-least-once a restart could repeat an epoch with different weights")
+            // KafkaStreams.close(leaveGroup) removes only static members (group.instance.id) in Kafka 4.1;
+            // without this a SIGTERM'd instance holds its partitions until the session timeout
+            .fixes("internal.leave.group.on.close", "true",
+                    "a stopped balancer leaves its consumer group at once, so its partitions move to the other instances "
+                            + "without waiting for the session timeout")
+            .build();
 
-    /** Every key with its default, in the order of {@code --help}. */
-    public static final Map<String, String> DEFAULTS = defaultsTable();
+    /**
+     * Names the balancer's settings had before the settings model, still read by
+     * {@link #resolve(Properties, Map, Map)} so that embedders keep working.
+     */
+    private static final Map<String, String> FORMER_NAMES = Map.of(
+            "bootstrap-servers", CommonSettings.BOOTSTRAP_SERVERS,
+            "schema-registry-url", CommonSettings.SCHEMA_REGISTRY_URL,
+            "application-id", CommonSettings.APPLICATION_ID,
+            "state-dir", CommonSettings.STATE_DIR);
+
+    private static final String FORMER_STREAMS_PREFIX = "streams.";
 
     public BalancerSettings {
-        require(bootstrapServers, "bootstrap-servers");
-        require(schemaRegistryUrl, "schema-registry-url");
-        require(applicationId, "application-id");
-        new Topics(topicPrefix); // validates the prefix
         clusters = Collections.unmodifiableSet(new LinkedHashSet<>(clusters));
-        if (commitInterval.isNegative() || commitInterval.isZero()) {
-            throw new IllegalArgumentException("commit-interval must be > 0, was " + commitInterval);
-        }
-        if (replicationFactor == 0 || replicationFactor < -1) {
-            throw new IllegalArgumentException("replication-factor must be -1 or >= 1, was " + replicationFactor);
-        }
-        streamsOverrides = Collections.unmodifiableMap(new TreeMap<>(streamsOverrides));
-    }
-
-    /** DESIGN.md's defaults. */
-    public static BalancerSettings defaults() {
-        return resolve(new Properties(), Map.of(), Map.of());
     }
 
     /**
-     * Reads the settings: built-in defaults, overridden by {@code file}, overridden by {@code env}
-     * ({@code SKEWGUARD_BALANCER_<KEY>}), overridden by {@code flags} (key without dashes prefix).
+     * The typed view of resolved settings.
      *
-     * @throws IllegalArgumentException naming the key and the source of a malformed or unknown value
+     * @throws SettingsException when the values break a rule that spans several settings
      */
-    public static BalancerSettings resolve(Properties file, Map<String, String> env, Map<String, String> flags) {
-        Map<String, String> values = new LinkedHashMap<>(DEFAULTS);
-        Map<String, String> origin = new LinkedHashMap<>();
-        DEFAULTS.keySet().forEach(k -> origin.put(k, "default"));
-        Map<String, String> streams = new TreeMap<>();
-        for (String name : file.stringPropertyNames()) {
-            if (name.startsWith("streams.")) {
-                streams.put(name.substring("streams.".length()), file.getProperty(name).trim());
-                continue;
-            }
-            if (!DEFAULTS.containsKey(name)) {
-                throw new IllegalArgumentException("unknown setting '" + name + "' in the config file; known: "
-                        + String.join(", ", DEFAULTS.keySet()));
-            }
-            values.put(name, file.getProperty(name).trim());
-            origin.put(name, "config file");
-        }
-        for (String key : DEFAULTS.keySet()) {
-            String fromEnv = env.get(envName(key));
-            if (fromEnv != null) {
-                values.put(key, fromEnv.trim());
-                origin.put(key, "environment variable " + envName(key));
-            }
-        }
-        for (Map.Entry<String, String> flag : flags.entrySet()) {
-            if (!DEFAULTS.containsKey(flag.getKey())) {
-                throw new IllegalArgumentException("unknown setting '" + flag.getKey() + "'");
-            }
-            values.put(flag.getKey(), flag.getValue().trim());
-            origin.put(flag.getKey(), "flag --" + flag.getKey());
-        }
-        Reader in = new Reader(values, origin);
+    public static BalancerSettings from(Settings s) {
         ControllerSettings controller;
         try {
             controller = new ControllerSettings(
-                    in.number("min-weight"),
-                    in.number("max-weight"),
-                    in.number("max-step"),
-                    in.number("deadband"),
-                    in.number("gain"),
-                    in.number("repair-target"),
-                    in.duration("round-interval"),
-                    in.number("decay"));
+                    s.number(MIN_WEIGHT),
+                    s.number(MAX_WEIGHT),
+                    s.number(MAX_STEP),
+                    s.number(DEADBAND),
+                    s.number(GAIN),
+                    s.number(REPAIR_TARGET),
+                    s.duration(ROUND_INTERVAL),
+                    s.number(DECAY));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("controller settings: " + e.getMessage(), e);
+            throw new SettingsException("controller settings: " + e.getMessage());
         }
         return new BalancerSettings(
-                in.text("bootstrap-servers"),
-                in.text("schema-registry-url"),
-                in.text("application-id"),
-                values.get("topic-prefix"),
-                in.list("clusters"),
+                s.string(CommonSettings.BOOTSTRAP_SERVERS),
+                s.string(CommonSettings.SCHEMA_REGISTRY_URL),
+                s.string(CommonSettings.APPLICATION_ID),
+                s.string(CommonSettings.TOPIC_PREFIX),
+                new LinkedHashSet<>(s.list(CommonSettings.CLUSTERS)),
                 controller,
-                in.duration("commit-interval"),
-                in.text("state-dir"),
-                (int) in.integer("replication-factor"),
-                streams);
+                s.duration(CommonSettings.COMMIT_INTERVAL),
+                s.string(CommonSettings.STATE_DIR),
+                s.integer(REPLICATION_FACTOR),
+                s);
     }
 
-    /** Environment variable of a key: {@code repair-target} → {@code SKEWGUARD_BALANCER_REPAIR_TARGET}. */
-    public static String envName(String key) {
-        return ENV_PREFIX + key.toUpperCase(Locale.ROOT).replace('-', '_');
+    /** The defaults. */
+    public static BalancerSettings defaults() {
+        return from(MODEL.defaults());
+    }
+
+    /**
+     * The embedders' entry point (the simulator, tests that run the topology in their own JVM): the
+     * layers as {@link SettingsModel#resolve} reads them, with the names the balancer had before its
+     * settings model still understood: {@code bootstrap-servers}, {@code schema-registry-url},
+     * {@code application-id}, {@code state-dir} for the settings now named by their Kafka keys, and
+     * file keys {@code streams.KEY} for the Kafka key {@code KEY}. A command line never gets here:
+     * it goes through {@link BalancerApp} and the model's own names.
+     *
+     * @param file the properties of a file (current or former names)
+     * @param env the environment ({@code SKEWGUARD_BALANCER_<KEY>})
+     * @param flags setting → value, current or former names
+     * @throws SettingsException naming the key, its value and where it came from
+     */
+    public static BalancerSettings resolve(Properties file, Map<String, String> env, Map<String, String> flags) {
+        Map<String, String> fileValues = new LinkedHashMap<>();
+        for (String key : file.stringPropertyNames()) {
+            fileValues.put(currentName(key), file.getProperty(key));
+        }
+        Map<String, String> flagValues = new LinkedHashMap<>();
+        flags.forEach((key, value) -> flagValues.put(currentName(key), value));
+        return from(MODEL.resolve(fileValues, null, env, flagValues));
+    }
+
+    private static String currentName(String key) {
+        if (key.startsWith(FORMER_STREAMS_PREFIX)) {
+            return key.substring(FORMER_STREAMS_PREFIX.length());
+        }
+        return FORMER_NAMES.getOrDefault(key, key);
     }
 
     /** The topic names under this prefix. */
@@ -158,131 +192,19 @@ public record BalancerSettings(
         return new Topics(topicPrefix);
     }
 
-    /** Configuration of the serdes (Confluent key names). */
+    /** Configuration of the serdes: the registry URL and its credentials and TLS keys, if given. */
     public Map<String, Object> serdeConfig() {
-        return Map.of("schema.registry.url", schemaRegistryUrl);
+        return settings.serdeConfig();
     }
 
-    /** Kafka Streams configuration: exactly_once_v2, so state and outputs commit in one transaction. */
+    /** Kafka Streams configuration: the balancer's settings and every Streams key given, exactly_once_v2 fixed. */
     public Properties streamsProperties() {
-        Properties props = new Properties();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, Long.toString(commitInterval.toMillis()));
-        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir);
-        props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, Integer.toString(replicationFactor));
-        props.putAll(streamsOverrides);
-        return props;
+        return settings.clientProperties(ClientType.STREAMS);
     }
 
-    private static Map<String, String> defaultsTable() {
-        ControllerSettings c = ControllerSettings.defaults();
-        Map<String, String> d = new LinkedHashMap<>();
-        d.put("bootstrap-servers", DEFAULT_BOOTSTRAP_SERVERS);
-        d.put("schema-registry-url", DEFAULT_SCHEMA_REGISTRY_URL);
-        d.put("application-id", DEFAULT_APPLICATION_ID);
-        d.put("topic-prefix", Topics.DEFAULT_PREFIX);
-        d.put("clusters", "");
-        d.put("min-weight", Double.toString(c.minWeight()));
-        d.put("max-weight", Double.toString(c.maxWeight()));
-        d.put("max-step", Double.toString(c.maxStep()));
-        d.put("deadband", Double.toString(c.deadband()));
-        d.put("gain", Double.toString(c.gain()));
-        d.put("repair-target", Double.toString(c.repairTarget()));
-        d.put("round-interval", DEFAULT_ROUND_INTERVAL);
-        d.put("decay", Double.toString(c.decay()));
-        d.put("commit-interval", DEFAULT_COMMIT_INTERVAL);
-        d.put("state-dir", DEFAULT_STATE_DIR);
-        d.put("replication-factor", Integer.toString(DEFAULT_REPLICATION_FACTOR));
-        return Collections.unmodifiableMap(d);
-    }
-
-    private static void require(String value, String key) {
-        if (value == null || value.isBlank()) {
-            throw new IllegalArgumentException(key + " must not be empty");
-        }
-    }
-
-    /** Parses values, naming key, value and source in every error. */
-    private record Reader(Map<String, String> values, Map<String, String> origin) {
-
-        private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
-
-        String text(String key) {
-            return values.get(key);
-        }
-
-        double number(String key) {
-            try {
-                double v = Double.parseDouble(values.get(key));
-                if (!Double.isFinite(v)) {
-                    throw new NumberFormatException();
-                }
-                return v;
-            } catch (NumberFormatException e) {
-                throw bad(key, "a number");
-            }
-        }
-
-        long integer(String key) {
-            try {
-                return Long.parseLong(values.get(key));
-            } catch (NumberFormatException e) {
-                throw bad(key, "an integer");
-            }
-        }
-
-        Duration duration(String key) {
-            String v = values.get(key);
-            try {
-                if (v.startsWith("P") || v.startsWith("p")) {
-                    return Duration.parse(v);
-                }
-            } catch (RuntimeException e) {
-                throw bad(key, "a duration like 2m, 90s, 1500ms or PT2M");
-            }
-            Matcher m = DURATION.matcher(v);
-            if (!m.matches()) {
-                throw bad(key, "a duration like 2m, 90s, 1500ms or PT2M");
-            }
-            long amount = Long.parseLong(m.group(1));
-            return switch (m.group(2)) {
-                case "ms" -> Duration.ofMillis(amount);
-                case "s" -> Duration.ofSeconds(amount);
-                case "m" -> Duration.ofMinutes(amount);
-                default -> Duration.ofHours(amount);
-            };
-        }
-
-        Set<String> list(String key) {
-            List<String> items = new ArrayList<>();
-            for (String item : values.get(key).split(",")) {
-                if (!item.isBlank()) {
-                    items.add(item.trim());
-                }
-            }
-            return new LinkedHashSet<>(items);
-        }
-
-        private IllegalArgumentException bad(String key, String expected) {
-            return new IllegalArgumentException(key + " from " + origin.get(key) + " must be " + expected
-                    + ", was '" + values.get(key) + "'");
-        }
-    }
-
+    /** One line, secrets hidden. */
     @Override
     public String toString() {
-        return "BalancerSettings" + Arrays.asList(
-                "bootstrap-servers=" + bootstrapServers,
-                "schema-registry-url=" + schemaRegistryUrl,
-                "application-id=" + applicationId,
-                "topic-prefix=" + topicPrefix,
-                "clusters=" + clusters,
-                "controller=" + controller,
-                "commit-interval=" + commitInterval,
-                "state-dir=" + stateDir,
-                "replication-factor=" + replicationFactor,
-                "streams=" + streamsOverrides);
+        return settings.toString();
     }
 }

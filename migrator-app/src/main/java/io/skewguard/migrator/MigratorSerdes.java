@@ -27,8 +27,9 @@ final class MigratorSerdes {
     private final Serde<MigrationCommand> command;
     private final Serde<SlotAssignment> assignment;
 
-    MigratorSerdes(String schemaRegistryUrl) {
-        this.registryConfig = Map.of("schema.registry.url", schemaRegistryUrl);
+    /** @param registryConfig the serdes' configuration: the registry URL and its credentials and TLS keys */
+    MigratorSerdes(Map<String, ?> registryConfig) {
+        this.registryConfig = Map.copyOf(registryConfig);
         this.alert = of(SkewAlert.class);
         this.report = of(SkewReport.class);
         this.capacity = of(CapacityEvent.class);

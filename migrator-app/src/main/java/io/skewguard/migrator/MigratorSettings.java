@@ -6,20 +6,24 @@ import io.skewguard.migrator.policy.AdaptiveRateLimiter;
 import io.skewguard.migrator.policy.ColdestFirstPlanner;
 import io.skewguard.migrator.policy.Timeouts;
 import io.skewguard.schemas.Topics;
+import io.skewguard.runtime.settings.ClientType;
+import io.skewguard.runtime.settings.CommonSettings;
+import io.skewguard.runtime.settings.Setting;
+import io.skewguard.runtime.settings.SettingType;
+import io.skewguard.runtime.settings.Settings;
+import io.skewguard.runtime.settings.SettingsException;
+import io.skewguard.runtime.settings.SettingsModel;
+import io.skewguard.runtime.settings.Validator;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Properties;
 
 /**
- * The migrator's configuration, read once at start (DESIGN.md section 5 defaults).
- *
- * <p>Every setting has one name, used as the key in the {@code --config} properties file, as the
- * flag ({@code --<name>}) and, upper-cased with {@code -} as {@code _} and prefixed by
- * {@code SKEWGUARD_MIGRATOR_}, as the environment variable. Durations are ISO-8601
- * ({@code PT30S}) or a number of milliseconds. Precedence: flags over environment over file over
- * defaults.
+ * The migrator's settings: {@link #MODEL} declares them (names, defaults, rules, the Kafka keys the
+ * migrator fixes); this record is the typed view the topology and the coordinator read, built
+ * {@link #from(Settings)} the resolved settings.
  *
  * @param bootstrapServers Kafka bootstrap servers
  * @param schemaRegistryUrl schema registry URL ({@code mock://scope} for tests and the embedded stack)
@@ -44,6 +48,9 @@ import java.util.Objects;
  * @param slotCount slots S of a slot table built from the ring
  * @param candidates candidate-set size m of a slot table built from the ring
  * @param vnodesPerUnit virtual points per unit of node weight of that ring
+ * @param maintenanceFactor a repaired cluster above this × its target CV for maintenanceHold is repaired again; 0 = off
+ * @param maintenanceHold how long the CV must stay above the maintenance level
+ * @param settings everything as resolved, Kafka client keys included
  */
 public record MigratorSettings(
         String bootstrapServers,
@@ -70,124 +77,199 @@ public record MigratorSettings(
         int candidates,
         int vnodesPerUnit,
         double maintenanceFactor,
-        Duration maintenanceHold) {
+        Duration maintenanceHold,
+        Settings settings) {
 
-    /** Environment variables start with this. */
-    public static final String ENV_PREFIX = "SKEWGUARD_MIGRATOR_";
+    public static final String TARGET_CV = "target-cv";
+    public static final String OVERSHOOT = "overshoot";
+    public static final String MAX_PARALLEL = "max-parallel";
+    public static final String MAX_CONSECUTIVE_ABORTS = "max-consecutive-aborts";
+    public static final String MAX_BYTES_PER_SEC = "max-bytes-per-sec";
+    public static final String LOW_LOAD = "low-load";
+    public static final String HIGH_LOAD = "high-load";
+    public static final String BUDGET_FLOOR = "budget-floor";
+    public static final String PEAK_HALF_LIFE = "peak-half-life";
+    public static final String COPY_STALL_TIMEOUT = "copy-stall-timeout";
+    public static final String PREPARE_TIMEOUT = "prepare-timeout";
+    public static final String RETRY_INTERVAL = "retry-interval";
+    public static final String ABORT_TIMEOUT = "abort-timeout";
+    public static final String TICK_INTERVAL = "tick-interval";
+    public static final String SLOT_COUNT = "slot-count";
+    public static final String CANDIDATES = "candidates";
+    public static final String VNODES_PER_UNIT = "vnodes-per-unit";
+    public static final String MAINTENANCE_FACTOR = "maintenance-factor";
+    public static final String MAINTENANCE_HOLD = "maintenance-hold";
+
+    /** Every setting of the migrator. */
+    public static final SettingsModel MODEL = SettingsModel.builder("migrator")
+            .description("Repairs capacity skew by moving cold shards: plan, copy, two-phase switch, cleanup.")
+            .add(CommonSettings.bootstrapServers(),
+                    CommonSettings.schemaRegistryUrl(),
+                    CommonSettings.applicationId("skewguard-migrator"),
+                    CommonSettings.topicPrefix(),
+                    CommonSettings.stateDir(System.getProperty("java.io.tmpdir") + "/skewguard-migrator"),
+                    Setting.number(TARGET_CV, 0.10, "A repair runs until the capacity CV is at or below this.")
+                            .validatedBy(Validator.notNegative()),
+                    Setting.number(OVERSHOOT, 0.2,
+                                    "A source gives away at most (1 + this) × its excess over the target utilisation.")
+                            .validatedBy(Validator.between(0, 1)),
+                    Setting.integer(MAX_PARALLEL, 4, "Most migrations in one switch batch (disjoint node pairs).")
+                            .validatedBy(Validator.atLeast(1)),
+                    Setting.integer(MAX_CONSECUTIVE_ABORTS, 3,
+                                    "A repair stops (FAILED status) after this many aborted batches in a row.")
+                            .validatedBy(Validator.atLeast(1)),
+                    Setting.longInteger(MAX_BYTES_PER_SEC, 100L * 1024 * 1024,
+                                    "Migration bandwidth budget of a cluster at low write load, shared by a batch's copies (bytes/s).")
+                            .validatedBy(Validator.atLeast(1)),
+                    Setting.number(LOW_LOAD, 0.5, "Write load (rate / decaying peak) up to which the budget is full.")
+                            .validatedBy(Validator.inRange(0, 1)),
+                    Setting.number(HIGH_LOAD, 0.9, "Write load from which the budget is at its floor; above low-load.")
+                            .validatedBy(Validator.of("greater than 0 and at most 1", v -> (Double) v > 0 && (Double) v <= 1)),
+                    Setting.number(BUDGET_FLOOR, 0.1, "Share of the budget left at peak load; never zero.")
+                            .validatedBy(Validator.of("greater than 0 (the budget is never zero) and at most 1",
+                                    v -> (Double) v > 0 && (Double) v <= 1)),
+                    Setting.duration(PEAK_HALF_LIFE, "12h", "Half-life of the remembered peak write rate.")
+                            .validatedBy(Validator.positive()),
+                    Setting.duration(COPY_STALL_TIMEOUT, "10m", "A COPY without any answer for this long aborts its batch.")
+                            .validatedBy(Validator.positive()),
+                    Setting.duration(PREPARE_TIMEOUT, "30s", "Every PREPARE of a batch must be answered within this, or the batch aborts.")
+                            .validatedBy(Validator.positive()),
+                    Setting.duration(RETRY_INTERVAL, "30s", "Unanswered COMMIT and CLEANUP are sent again after this.")
+                            .validatedBy(Validator.positive()),
+                    Setting.duration(ABORT_TIMEOUT, "2m", "Wait this long for ABORT answers before freeing the nodes.")
+                            .validatedBy(Validator.positive()),
+                    Setting.duration(TICK_INTERVAL, "1s", "Wall-clock punctuation driving the timeouts.")
+                            .validatedBy(Validator.positive()),
+                    CommonSettings.commitInterval(),
+                    Setting.integer(SLOT_COUNT, SlotTable.DEFAULT_SLOT_COUNT, "Slots of a slot table built from the ring.")
+                            .validatedBy(Validator.of("a power of two from 1 to " + SlotTable.MAX_SLOT_COUNT,
+                                    v -> (Integer) v >= 1 && (Integer) v <= SlotTable.MAX_SLOT_COUNT && Integer.bitCount((Integer) v) == 1)),
+                    Setting.integer(CANDIDATES, SlotTable.DEFAULT_CANDIDATES, "Candidate-set size of a slot table built from the ring.")
+                            .validatedBy(Validator.atLeast(1)),
+                    Setting.integer(VNODES_PER_UNIT, HashRing.DEFAULT_VNODES_PER_UNIT, "Ring points per unit of node weight.")
+                            .validatedBy(Validator.atLeast(1)),
+                    Setting.number(MAINTENANCE_FACTOR, 1.5,
+                                    "After a repair reached target-cv, a capacity CV above this × target-cv for maintenance-hold "
+                                            + "(in the reports) starts a maintenance repair without waiting for the detector's alert; 0 = off.")
+                            .validatedBy(Validator.of("0 (off) or at least 1", v -> (Double) v == 0 || (Double) v >= 1)),
+                    Setting.duration(MAINTENANCE_HOLD, "5m", "How long the CV must stay above the maintenance level.")
+                            .validatedBy(Validator.notNegative()),
+                    CommonSettings.healthPort(),
+                    CommonSettings.healthHost())
+            .fixes("processing.guarantee", "exactly_once_v2",
+                    "a batch's state, its commands and its slot-table rows commit in one transaction; with "
+                            + "at-least-once a restart could send a switch step twice or lose one")
+            // KafkaStreams.close(leaveGroup) removes only static members (group.instance.id) in Kafka 4.1;
+            // without this a SIGTERM'd instance holds its partitions until the session timeout
+            .fixes("internal.leave.group.on.close", "true",
+                    "a stopped migrator leaves its consumer group at once, so its partitions move to the other instances "
+                            + "without waiting for the session timeout")
+            .build();
+
+    /**
+     * Names the migrator's settings had before the settings model, still read by {@link #from(Map)}
+     * so that embedders keep working.
+     */
+    private static final Map<String, String> FORMER_NAMES = Map.of(
+            "bootstrap-servers", CommonSettings.BOOTSTRAP_SERVERS,
+            "schema-registry-url", CommonSettings.SCHEMA_REGISTRY_URL,
+            "application-id", CommonSettings.APPLICATION_ID,
+            "state-dir", CommonSettings.STATE_DIR);
 
     public MigratorSettings {
-        Objects.requireNonNull(bootstrapServers, "bootstrap-servers");
-        Objects.requireNonNull(schemaRegistryUrl, "schema-registry-url");
+        Objects.requireNonNull(settings, "settings");
         new Topics(topicPrefix); // checks the prefix
         SlotTable.requireSlotCount(slotCount);
-        if (candidates < 1 || maxParallel < 1 || vnodesPerUnit < 1 || maxConsecutiveAborts < 1) {
-            throw new IllegalArgumentException("candidates, max-parallel, max-consecutive-aborts and vnodes-per-unit must be >= 1");
-        }
         timeouts(copyStallTimeout, prepareTimeout, retryInterval, abortTimeout);
+        // the rules that span settings (low-load below high-load) are the policies' own
         new AdaptiveRateLimiter(maxBytesPerSec, lowLoad, highLoad, budgetFloor, peakHalfLife.toMillis());
         new ColdestFirstPlanner(targetCv, overshoot);
-        if (!(maintenanceFactor == 0 || maintenanceFactor >= 1) || maintenanceHold.isNegative()) {
-            throw new IllegalArgumentException("maintenance-factor must be 0 (off) or >= 1 and maintenance-hold >= 0");
-        }
-        if (tickInterval.toMillis() < 1 || commitInterval.toMillis() < 1) {
-            throw new IllegalArgumentException("tick-interval and commit-interval must be >= 1 ms");
-        }
-    }
-
-    /** The defaults, named as in the file, the flags and the environment. */
-    public static Map<String, String> defaults() {
-        Map<String, String> d = new LinkedHashMap<>();
-        d.put("bootstrap-servers", "localhost:9092");
-        d.put("schema-registry-url", "http://localhost:8081");
-        d.put("application-id", "skewguard-migrator");
-        d.put("topic-prefix", Topics.DEFAULT_PREFIX);
-        d.put("state-dir", System.getProperty("java.io.tmpdir") + "/skewguard-migrator");
-        d.put("target-cv", "0.10");
-        d.put("overshoot", "0.2");
-        d.put("max-parallel", "4");
-        d.put("max-consecutive-aborts", "3");
-        d.put("max-bytes-per-sec", Long.toString(100L * 1024 * 1024));
-        d.put("low-load", "0.5");
-        d.put("high-load", "0.9");
-        d.put("budget-floor", "0.1");
-        d.put("peak-half-life", "PT12H");
-        d.put("copy-stall-timeout", "PT10M");
-        d.put("prepare-timeout", "PT30S");
-        d.put("retry-interval", "PT30S");
-        d.put("abort-timeout", "PT2M");
-        d.put("tick-interval", "PT1S");
-        d.put("commit-interval", "PT1S");
-        d.put("slot-count", Integer.toString(SlotTable.DEFAULT_SLOT_COUNT));
-        d.put("candidates", Integer.toString(SlotTable.DEFAULT_CANDIDATES));
-        d.put("vnodes-per-unit", Integer.toString(HashRing.DEFAULT_VNODES_PER_UNIT));
-        d.put("maintenance-factor", "1.5");
-        d.put("maintenance-hold", "PT5M");
-        return d;
-    }
-
-    /** Settings from the defaults overlaid with {@code values} (names as in {@link #defaults()}). */
-    public static MigratorSettings from(Map<String, String> values) {
-        Map<String, String> v = new LinkedHashMap<>(defaults());
-        for (Map.Entry<String, String> e : values.entrySet()) {
-            if (!v.containsKey(e.getKey())) {
-                throw new IllegalArgumentException("unknown migrator setting '" + e.getKey() + "'");
-            }
-            v.put(e.getKey(), e.getValue().trim());
-        }
-        return new MigratorSettings(
-                v.get("bootstrap-servers"),
-                v.get("schema-registry-url"),
-                v.get("application-id"),
-                v.get("topic-prefix"),
-                v.get("state-dir"),
-                number(v, "target-cv"),
-                number(v, "overshoot"),
-                integer(v, "max-parallel"),
-                integer(v, "max-consecutive-aborts"),
-                Long.parseLong(v.get("max-bytes-per-sec")),
-                number(v, "low-load"),
-                number(v, "high-load"),
-                number(v, "budget-floor"),
-                duration(v, "peak-half-life"),
-                duration(v, "copy-stall-timeout"),
-                duration(v, "prepare-timeout"),
-                duration(v, "retry-interval"),
-                duration(v, "abort-timeout"),
-                duration(v, "tick-interval"),
-                duration(v, "commit-interval"),
-                integer(v, "slot-count"),
-                integer(v, "candidates"),
-                integer(v, "vnodes-per-unit"),
-                number(v, "maintenance-factor"),
-                duration(v, "maintenance-hold"));
     }
 
     /**
-     * The settings from the layers, later wins: defaults, the {@code --config} file, the environment,
-     * the flags given on the command line.
+     * The typed view of resolved settings.
+     *
+     * @throws SettingsException when the values break a rule that spans several settings
      */
-    public static MigratorSettings resolve(Map<String, String> file, Map<String, String> env, Map<String, String> flags) {
-        Map<String, String> values = new LinkedHashMap<>(file);
-        values.putAll(fromEnvironment(env));
-        values.putAll(flags);
-        return from(values);
-    }
-
-    /** The values of {@code env} that name migrator settings, keyed by setting name. */
-    public static Map<String, String> fromEnvironment(Map<String, String> env) {
-        Map<String, String> found = new LinkedHashMap<>();
-        for (String name : defaults().keySet()) {
-            String value = env.get(envName(name));
-            if (value != null) {
-                found.put(name, value);
-            }
+    public static MigratorSettings from(Settings s) {
+        try {
+            return new MigratorSettings(
+                    s.string(CommonSettings.BOOTSTRAP_SERVERS),
+                    s.string(CommonSettings.SCHEMA_REGISTRY_URL),
+                    s.string(CommonSettings.APPLICATION_ID),
+                    s.string(CommonSettings.TOPIC_PREFIX),
+                    s.string(CommonSettings.STATE_DIR),
+                    s.number(TARGET_CV),
+                    s.number(OVERSHOOT),
+                    s.integer(MAX_PARALLEL),
+                    s.integer(MAX_CONSECUTIVE_ABORTS),
+                    s.longValue(MAX_BYTES_PER_SEC),
+                    s.number(LOW_LOAD),
+                    s.number(HIGH_LOAD),
+                    s.number(BUDGET_FLOOR),
+                    s.duration(PEAK_HALF_LIFE),
+                    s.duration(COPY_STALL_TIMEOUT),
+                    s.duration(PREPARE_TIMEOUT),
+                    s.duration(RETRY_INTERVAL),
+                    s.duration(ABORT_TIMEOUT),
+                    s.duration(TICK_INTERVAL),
+                    s.duration(CommonSettings.COMMIT_INTERVAL),
+                    s.integer(SLOT_COUNT),
+                    s.integer(CANDIDATES),
+                    s.integer(VNODES_PER_UNIT),
+                    s.number(MAINTENANCE_FACTOR),
+                    s.duration(MAINTENANCE_HOLD),
+                    s);
+        } catch (SettingsException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            throw new SettingsException(e.getMessage());
         }
-        return found;
     }
 
-    /** {@code max-parallel} → {@code SKEWGUARD_MIGRATOR_MAX_PARALLEL}. */
-    public static String envName(String setting) {
-        return ENV_PREFIX + setting.toUpperCase(Locale.ROOT).replace('-', '_');
+    /** Every setting's default as text, by name. */
+    public static Map<String, String> defaults() {
+        Map<String, String> d = new LinkedHashMap<>();
+        MODEL.settings().forEach(s -> d.put(s.name(), s.defaultValue()));
+        return d;
+    }
+
+    /**
+     * The embedders' entry point (the simulator, tests that run the topology in their own JVM): the
+     * defaults with {@code values} on top, in a properties file's terms ({@link SettingsModel#with}),
+     * with what the migrator understood before its settings model still understood: the names
+     * {@code bootstrap-servers}, {@code schema-registry-url}, {@code application-id},
+     * {@code state-dir} for the settings now named by their Kafka keys, and a bare number as a
+     * duration setting's milliseconds. A command line never gets here: it goes through
+     * {@link MigratorApp}, where a bare number is no duration.
+     *
+     * @throws SettingsException naming the key, its value and what is allowed
+     */
+    public static MigratorSettings from(Map<String, String> values) {
+        Map<String, String> current = new LinkedHashMap<>();
+        values.forEach((key, value) -> {
+            String name = FORMER_NAMES.getOrDefault(key, key);
+            boolean millis = MODEL.has(name) && MODEL.setting(name).type() == SettingType.DURATION
+                    && value != null && value.trim().matches("\\d+");
+            current.put(name, millis ? value.trim() + "ms" : value);
+        });
+        return from(MODEL.with(current));
+    }
+
+    /** Configuration of the serdes: the registry URL and its credentials and TLS keys, if given. */
+    public Map<String, Object> serdeConfig() {
+        return settings.serdeConfig();
+    }
+
+    /** The Kafka Streams properties the settings give: the migrator's settings and every Streams key given, exactly_once_v2 fixed. */
+    public Properties streamsProperties() {
+        return settings.clientProperties(ClientType.STREAMS);
+    }
+
+    /** One line, secrets hidden. */
+    @Override
+    public String toString() {
+        return settings.toString();
     }
 
     public Topics topics() {
@@ -208,30 +290,5 @@ public record MigratorSettings(
 
     private static Timeouts timeouts(Duration copyStall, Duration prepare, Duration retry, Duration abort) {
         return new Timeouts(copyStall.toMillis(), prepare.toMillis(), retry.toMillis(), abort.toMillis());
-    }
-
-    private static double number(Map<String, String> v, String name) {
-        try {
-            return Double.parseDouble(v.get(name));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " must be a number, was '" + v.get(name) + "'", e);
-        }
-    }
-
-    private static int integer(Map<String, String> v, String name) {
-        try {
-            return Integer.parseInt(v.get(name));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " must be an integer, was '" + v.get(name) + "'", e);
-        }
-    }
-
-    private static Duration duration(Map<String, String> v, String name) {
-        String text = v.get(name);
-        try {
-            return text.matches("\\d+") ? Duration.ofMillis(Long.parseLong(text)) : Duration.parse(text);
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException(name + " must be an ISO-8601 duration (PT30S) or milliseconds, was '" + text + "'", e);
-        }
     }
 }

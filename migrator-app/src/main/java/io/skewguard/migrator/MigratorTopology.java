@@ -53,7 +53,7 @@ public final class MigratorTopology {
      */
     public static Topology build(MigratorSettings settings, Function<String, KeyValueBytesStoreSupplier> stores) {
         Topics topics = settings.topics();
-        MigratorSerdes serdes = new MigratorSerdes(settings.schemaRegistryUrl());
+        MigratorSerdes serdes = new MigratorSerdes(settings.serdeConfig());
         StreamsBuilder builder = new StreamsBuilder();
 
         builder.addStateStore(store(stores, CoordinatorProcessor.REPAIR_STORE, serdes.repairState()));
@@ -100,17 +100,16 @@ public final class MigratorTopology {
         return builder.build();
     }
 
-    /** Kafka Streams configuration: exactly_once_v2, the commit interval, the state directory. */
+    /**
+     * Kafka Streams configuration: the settings' Streams properties (exactly_once_v2 fixed, every
+     * Kafka key given), and, unless given, no record cache (every store is uncached anyway) and the
+     * default serdes of the topology's keys and raw values.
+     */
     public static Properties streamsConfig(MigratorSettings settings) {
-        Properties p = new Properties();
-        p.put(StreamsConfig.APPLICATION_ID_CONFIG, settings.applicationId());
-        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
-        p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, Long.toString(settings.commitInterval().toMillis()));
-        p.put(StreamsConfig.STATE_DIR_CONFIG, settings.stateDir());
-        p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, "0");
-        p.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class.getName());
-        p.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class.getName());
+        Properties p = settings.streamsProperties();
+        p.putIfAbsent(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, "0");
+        p.putIfAbsent(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class.getName());
+        p.putIfAbsent(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class.getName());
         return p;
     }
 

@@ -48,7 +48,7 @@ import org.junit.jupiter.api.io.TempDir;
 class MigratorIT {
 
     private static final long GB = 1L << 30;
-    private static final String CLUSTER = "it";
+    static final String CLUSTER = "it";
 
     @TempDir
     Path stateDir;
@@ -127,7 +127,7 @@ class MigratorIT {
         }
     }
 
-    private static SimulatedAgents skewedCluster() {
+    static SimulatedAgents skewedCluster() {
         List<String> ids = List.of("n1", "n2", "n3", "n4", "n5", "n6");
         SlotTable table = SlotTable.fromRing(HashRing.of(ids.stream().map(id -> new Node(id, null, 1.0)).toList(), 150), 2, 16);
         SimulatedAgents agents = new SimulatedAgents(CLUSTER);
@@ -146,7 +146,7 @@ class MigratorIT {
         return agents;
     }
 
-    private static SkewReport report(SimulatedAgents agents, long now) {
+    static SkewReport report(SimulatedAgents agents, long now) {
         return SkewReport.newBuilder()
                 .setCluster(CLUSTER).setWindowStart(Instant.ofEpochMilli(now - 60_000)).setWindowEnd(Instant.ofEpochMilli(now))
                 .setHeatGini(0.1).setCapacityCv(agents.capacityCv()).setShardCapacityCv(0).setNodeCount(agents.nodes.size())
@@ -154,20 +154,20 @@ class MigratorIT {
                 .setHeatState(AlertState.NORMAL).setCapacityState(AlertState.CONFIRMED).build();
     }
 
-    private static SkewAlert alert(double cv, long now) {
+    static SkewAlert alert(double cv, long now) {
         return SkewAlert.newBuilder()
                 .setAlertId(CLUSTER + "/CAPACITY/CONFIRMED/" + now).setCluster(CLUSTER).setKind(AlertKind.CAPACITY)
                 .setPreviousState(AlertState.OBSERVING).setState(AlertState.CONFIRMED).setValue(cv).setThreshold(0.25)
                 .setSince(Instant.ofEpochMilli(now)).setEventTime(Instant.ofEpochMilli(now)).build();
     }
 
-    private static <T extends SpecificRecord> Serde<T> serde(String registry, Class<T> type) {
+    static <T extends SpecificRecord> Serde<T> serde(String registry, Class<T> type) {
         return SchemaRegistrySerde.of(type, Map.of("schema.registry.url", registry), false);
     }
 
     /** One serializer for the four input types, each through its own registry serde. */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private static org.apache.kafka.common.serialization.Serializer<SpecificRecord> anySerializer(String registry) {
+    static org.apache.kafka.common.serialization.Serializer<SpecificRecord> anySerializer(String registry) {
         Map<Class<?>, Serde> serdes = new HashMap<>();
         for (Class c : List.of(SkewAlert.class, SkewReport.class, CapacityEvent.class, MigrationStatus.class)) {
             serdes.put(c, serde(registry, c));
@@ -175,7 +175,7 @@ class MigratorIT {
         return (topic, value) -> serdes.get(value.getClass()).serializer().serialize(topic, value);
     }
 
-    private static <V> KafkaConsumer<String, V> consumer(EmbeddedKafka kafka, String topic, Serde<V> serde) {
+    static <V> KafkaConsumer<String, V> consumer(EmbeddedKafka kafka, String topic, Serde<V> serde) {
         Map<String, Object> config = new HashMap<>();
         config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
         config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -193,7 +193,7 @@ class MigratorIT {
      * Waits until the Streams app {@code groupId} has committed, on every partition it reads that
      * holds records (sources and its repartition topic), an offset at the partition's end.
      */
-    private static void awaitProcessed(EmbeddedKafka kafka, String groupId, Duration timeout) throws Exception {
+    static void awaitProcessed(EmbeddedKafka kafka, String groupId, Duration timeout) throws Exception {
         org.apache.kafka.clients.admin.Admin admin = kafka.adminClient();
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
