@@ -105,6 +105,15 @@ public final class DetectorApp implements Callable<Integer> {
     }
 
     /**
+     * The detector's services for {@code settings}, in start order (partials topic, stage two,
+     * stage one, purger): what the command runs, for embedders that run them in a lifecycle of
+     * their own (the simulator's embedded stack).
+     */
+    public static List<Service> services(DetectorSettings settings) {
+        return Stages.of(settings).inOrder();
+    }
+
+    /**
      * Starts the detector for {@code settings} inside this JVM, for embedders (the simulator's
      * embedded stack, tests): the services of the command, started in the same order, without a
      * shutdown hook or health endpoint; returns once they have started (not yet RUNNING, see

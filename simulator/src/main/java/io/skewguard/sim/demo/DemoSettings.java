@@ -1,6 +1,10 @@
 package io.skewguard.sim.demo;
 
+import io.skewguard.balancer.BalancerSettings;
 import io.skewguard.detector.DetectorSettings;
+import io.skewguard.migrator.MigratorSettings;
+import io.skewguard.runtime.settings.CommonSettings;
+import io.skewguard.runtime.settings.Durations;
 import io.skewguard.schemas.Topics;
 import io.skewguard.sim.scenario.NodeSpec;
 import io.skewguard.sim.scenario.Scenario;
@@ -14,7 +18,7 @@ import java.util.Objects;
  * Everything one run of the embedded demo needs, read once: the scenario (the simulator's format,
  * parsed by its {@code ScenarioParser}), how fast simulated time runs, how big the simulated cluster is
  * in memory, and where Kafka and the registry are. The apps' settings are derived here, so that the
- * clocks agree (see {@link #detectorFlags}).
+ * clocks agree (see {@link #detectorSettings}).
  *
  * <p><b>Time.</b> The nodes' clock is simulated and stepped: one step of {@code scenario.step()}
  * every {@code step / speed} of wall time (later if the machine is slow; simulated time never runs
@@ -118,71 +122,69 @@ public record DemoSettings(
         return Math.max(windowMillis(), 2 * stepMillis());
     }
 
-    /** The detector's settings as flags (event time: simulated durations). */
-    public Map<String, String> detectorFlags(String bootstrap, Path stateDir) {
+    /** The detector's settings (event time: simulated durations), from its settings model. */
+    public DetectorSettings detectorSettings(String bootstrap, Path stateDir) {
         var sg = scenario.skewguard();
-        Map<String, String> f = new LinkedHashMap<>();
-        f.put(DetectorSettings.BOOTSTRAP_SERVERS, bootstrap);
-        f.put(DetectorSettings.SCHEMA_REGISTRY_URL, registryUrl());
-        f.put(DetectorSettings.APPLICATION_ID, applicationId("detector"));
-        f.put(DetectorSettings.TOPIC_PREFIX, topicPrefix);
-        f.put(DetectorSettings.TICK, stepMillis() + "ms");
-        f.put(DetectorSettings.WINDOW, windowMillis() + "ms");
-        f.put(DetectorSettings.GRACE, 2 * stepMillis() + "ms");
-        f.put(DetectorSettings.COOLDOWN, sg.cooldownMillis() + "ms");
+        Map<String, String> f = new LinkedHashMap<>(common("detector", bootstrap, stateDir));
+        f.put(DetectorSettings.TICK, ms(stepMillis()));
+        f.put(DetectorSettings.WINDOW, ms(windowMillis()));
+        f.put(DetectorSettings.GRACE, ms(2 * stepMillis()));
+        f.put(DetectorSettings.COOLDOWN, ms(sg.cooldownMillis()));
         f.put(DetectorSettings.HEAT_THRESHOLD, Double.toString(sg.heatThreshold()));
         f.put(DetectorSettings.CAPACITY_THRESHOLD, Double.toString(sg.capacityThreshold()));
         f.put(DetectorSettings.HYSTERESIS, Double.toString(sg.hysteresis()));
-        f.put(DetectorSettings.NODE_EXPIRY, Math.max(600_000L, 10 * stepMillis()) + "ms");
+        f.put(DetectorSettings.NODE_EXPIRY, ms(Math.max(600_000L, 10 * stepMillis())));
         f.put(DetectorSettings.FLUSH_INTERVAL, "200ms");
-        f.put(DetectorSettings.COMMIT_INTERVAL, "200ms");
-        f.put(DetectorSettings.CLUSTERS, CLUSTER);
-        f.put(DetectorSettings.STATE_DIR, stateDir.toString());
-        return f;
+        f.put(CommonSettings.CLUSTERS, CLUSTER);
+        return DetectorSettings.from(DetectorSettings.MODEL.with(f));
     }
 
-    /** The balancer's settings (event time: the round interval is simulated). */
-    public Map<String, String> balancerFlags(String bootstrap, Path stateDir) {
-        Map<String, String> f = new LinkedHashMap<>();
-        f.put("bootstrap-servers", bootstrap);
-        f.put("schema-registry-url", registryUrl());
-        f.put("application-id", applicationId("balancer"));
-        f.put("topic-prefix", topicPrefix);
-        f.put("clusters", CLUSTER);
-        f.put("repair-target", Double.toString(scenario.skewguard().repairTarget()));
-        f.put("round-interval", roundIntervalMillis() + "ms");
-        f.put("commit-interval", "200ms");
-        f.put("state-dir", stateDir.toString());
-        return f;
+    /** The balancer's settings (event time: the round interval is simulated), from its settings model. */
+    public BalancerSettings balancerSettings(String bootstrap, Path stateDir) {
+        Map<String, String> f = new LinkedHashMap<>(common("balancer", bootstrap, stateDir));
+        f.put(CommonSettings.CLUSTERS, CLUSTER);
+        f.put(BalancerSettings.REPAIR_TARGET, Double.toString(scenario.skewguard().repairTarget()));
+        f.put(BalancerSettings.ROUND_INTERVAL, ms(roundIntervalMillis()));
+        return BalancerSettings.from(BalancerSettings.MODEL.with(f));
     }
 
     /**
-     * The migrator's settings. Its timeouts run on the wall clock: agents answer within a poll, so
-     * seconds are plenty; the copy-stall timeout must outlast a copy step, which the agents report on
-     * every step of simulated time.
+     * The migrator's settings, from its settings model. Its timeouts run on the wall clock: agents
+     * answer within a poll, so seconds are plenty; the copy-stall timeout must outlast a copy step,
+     * which the agents report on every step of simulated time.
      */
-    public Map<String, String> migratorValues(String bootstrap, Path stateDir) {
+    public MigratorSettings migratorSettings(String bootstrap, Path stateDir) {
         var sg = scenario.skewguard();
         long stepWallMs = Math.max(1, wallPerStep().toMillis());
-        Map<String, String> v = new LinkedHashMap<>();
-        v.put("bootstrap-servers", bootstrap);
-        v.put("schema-registry-url", registryUrl());
-        v.put("application-id", applicationId("migrator"));
-        v.put("topic-prefix", topicPrefix);
-        v.put("state-dir", stateDir.toString());
-        v.put("target-cv", Double.toString(sg.migrationTargetCv()));
-        v.put("overshoot", Double.toString(sg.overshoot()));
-        v.put("max-parallel", Integer.toString(sg.maxParallel()));
-        v.put("max-bytes-per-sec", Long.toString(sg.maxBytesPerSec()));
-        v.put("copy-stall-timeout", Long.toString(Math.max(60_000, 20 * stepWallMs)));
-        v.put("prepare-timeout", "20000");
-        v.put("retry-interval", "5000");
-        v.put("abort-timeout", "20000");
-        v.put("tick-interval", "250");
-        v.put("commit-interval", "200");
-        v.put("slot-count", Integer.toString(scenario.slots()));
-        v.put("candidates", Integer.toString(scenario.candidates()));
-        v.put("vnodes-per-unit", Integer.toString(scenario.vnodesPerUnit()));
-        return v;
+        Map<String, String> v = new LinkedHashMap<>(common("migrator", bootstrap, stateDir));
+        v.put(MigratorSettings.TARGET_CV, Double.toString(sg.migrationTargetCv()));
+        v.put(MigratorSettings.OVERSHOOT, Double.toString(sg.overshoot()));
+        v.put(MigratorSettings.MAX_PARALLEL, Integer.toString(sg.maxParallel()));
+        v.put(MigratorSettings.MAX_BYTES_PER_SEC, Long.toString(sg.maxBytesPerSec()));
+        v.put(MigratorSettings.COPY_STALL_TIMEOUT, ms(Math.max(60_000, 20 * stepWallMs)));
+        v.put(MigratorSettings.PREPARE_TIMEOUT, "20s");
+        v.put(MigratorSettings.RETRY_INTERVAL, "5s");
+        v.put(MigratorSettings.ABORT_TIMEOUT, "20s");
+        v.put(MigratorSettings.TICK_INTERVAL, "250ms");
+        v.put(MigratorSettings.SLOT_COUNT, Integer.toString(scenario.slots()));
+        v.put(MigratorSettings.CANDIDATES, Integer.toString(scenario.candidates()));
+        v.put(MigratorSettings.VNODES_PER_UNIT, Integer.toString(scenario.vnodesPerUnit()));
+        return MigratorSettings.from(MigratorSettings.MODEL.with(v));
+    }
+
+    /** What every app of the demo shares: Kafka, the registry, its own application id, the prefix, 200 ms commits, its state directory. */
+    private Map<String, String> common(String app, String bootstrap, Path stateDir) {
+        Map<String, String> f = new LinkedHashMap<>();
+        f.put(CommonSettings.BOOTSTRAP_SERVERS, bootstrap);
+        f.put(CommonSettings.SCHEMA_REGISTRY_URL, registryUrl());
+        f.put(CommonSettings.APPLICATION_ID, applicationId(app));
+        f.put(CommonSettings.TOPIC_PREFIX, topicPrefix);
+        f.put(CommonSettings.COMMIT_INTERVAL, "200ms");
+        f.put(CommonSettings.STATE_DIR, stateDir.toString());
+        return f;
+    }
+
+    private static String ms(long millis) {
+        return Durations.format(Duration.ofMillis(millis));
     }
 }

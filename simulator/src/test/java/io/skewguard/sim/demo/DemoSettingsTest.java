@@ -27,10 +27,10 @@ class DemoSettingsTest {
         for (String name : DemoCommand.shipped()) {
             DemoSettings s = settings("--scenario", name);
             Path dir = Path.of("/tmp/x");
-            DetectorSettings detector = DetectorSettings.load(new Properties(), Map.of(), s.detectorFlags("127.0.0.1:1", dir));
+            DetectorSettings detector = s.detectorSettings("127.0.0.1:1", dir);
             assertThat(detector.tick().toMillis()).isEqualTo(s.stepMillis());
             assertThat(detector.window().toMillis()).as("window under the cooldown").isLessThan(detector.cooldown().toMillis());
-            MigratorSettings migrator = MigratorSettings.from(s.migratorValues("127.0.0.1:1", dir));
+            MigratorSettings migrator = s.migratorSettings("127.0.0.1:1", dir);
             assertThat(migrator.slotCount()).isEqualTo(s.scenario().slots());
             assertThat(migrator.candidates()).isEqualTo(s.scenario().candidates());
         }
