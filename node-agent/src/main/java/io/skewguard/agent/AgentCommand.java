@@ -25,6 +25,14 @@ import picocli.CommandLine.Spec;
                 + "load generator. See docs/agents.md."})
 public final class AgentCommand implements Callable<Integer> {
 
+    static {
+        // Log4j's own shutdown hook would stop logging while ours still closes the agents, losing the
+        // lines of the shutdown. Must run before the first logger is created (textual order).
+        if (System.getProperty("log4j2.shutdownHookEnabled") == null) {
+            System.setProperty("log4j2.shutdownHookEnabled", "false");
+        }
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(AgentCommand.class);
     private static final Duration WATCH = Duration.ofMillis(200);
 
