@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
 
 /**
  * The one duration syntax of every SkewGuard setting, flag and scenario file: a number with a unit,
- * {@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h}, {@code 1d} (also combined, {@code 1h30m},
+ * {@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h}, {@code 1d}, {@code 2w} (also combined, {@code 1h30m},
  * and with a fraction, {@code 1.5s}), or ISO-8601 ({@code PT1M}, {@code P1D}). {@code 0} alone is
  * zero. A bare number other than 0 is refused: a unit-less {@code 1000} has been read as seconds by
  * one tool and as milliseconds by another, so it is not allowed to mean either.
@@ -16,10 +16,10 @@ import java.util.regex.Pattern;
 public final class Durations {
 
     /** What an error message shows as the allowed forms. */
-    public static final String ALLOWED = "a number with a unit (500ms, 30s, 5m, 2h, 1d, 1h30m) or ISO-8601 (PT1M)";
+    public static final String ALLOWED = "a number with a unit (500ms, 30s, 5m, 2h, 1d, 2w, 1h30m) or ISO-8601 (PT1M)";
 
-    private static final Pattern PART = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h|d)");
-    private static final Pattern WHOLE = Pattern.compile("(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d))+");
+    private static final Pattern PART = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h|d|w)");
+    private static final Pattern WHOLE = Pattern.compile("(?:\\d+(?:\\.\\d+)?(?:ms|s|m|h|d|w))+");
 
     private Durations() {
     }
@@ -60,6 +60,7 @@ public final class Durations {
                 case "m" -> 60_000L;
                 case "h" -> 3_600_000L;
                 case "d" -> 86_400_000L;
+                case "w" -> 604_800_000L;
                 default -> throw notADuration(text);
             };
         }

@@ -1,5 +1,6 @@
 package io.skewguard.runtime.settings;
 
+import io.skewguard.schemas.serde.SchemaRegistrySerdeConfig;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -21,13 +22,8 @@ import org.apache.kafka.streams.StreamsConfig;
  */
 public final class KafkaKeys {
 
-    /** Keys of SkewGuard's schema-registry serde (Confluent's names). */
-    public static final List<String> SERDE_KEYS = List.of(
-            "schema.registry.url", "auto.register.schemas", "use.latest.version", "specific.avro.reader",
-            "basic.auth.credentials.source", "basic.auth.user.info",
-            "schema.registry.connect.timeout.ms", "schema.registry.request.timeout.ms",
-            "schema.registry.ssl.truststore.location", "schema.registry.ssl.truststore.password",
-            "schema.registry.ssl.truststore.type");
+    /** Keys of SkewGuard's schema-registry serde (Confluent's names), as the serde declares them. */
+    public static final List<String> SERDE_KEYS = SchemaRegistrySerdeConfig.KEYS;
 
     /** Prefixes that address one kind of client inside an app ({@code consumer.max.poll.records}). */
     public static final Map<String, ClientType> CLIENT_PREFIXES = prefixes();

@@ -18,6 +18,7 @@ class DurationsTest {
         assertThat(Durations.parse("5m")).isEqualTo(Duration.ofMinutes(5));
         assertThat(Durations.parse("2h")).isEqualTo(Duration.ofHours(2));
         assertThat(Durations.parse("1d")).isEqualTo(Duration.ofDays(1));
+        assertThat(Durations.parse("2w")).isEqualTo(Duration.ofDays(14));
         assertThat(Durations.parse("1h30m")).isEqualTo(Duration.ofMinutes(90));
         assertThat(Durations.parse("1.5s")).isEqualTo(Duration.ofMillis(1500));
         assertThat(Durations.parse("PT1M")).isEqualTo(Duration.ofMinutes(1));

@@ -4,19 +4,27 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.TrustManagerFactory;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaParseException;
+import org.apache.kafka.common.config.ConfigException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,6 +43,9 @@ import org.slf4j.LoggerFactory;
  * app. Several base URLs are tried in turn: a URL that cannot be reached, times out or answers 5xx
  * gives way to the next; a 4xx answer is the registry's verdict and is not retried. Errors carry
  * the URL, the HTTP status and the registry's {@code error_code} and {@code message}.
+ *
+ * <p>An {@code https://} registry is trusted by the JDK's default CAs, or, when the settings name a
+ * truststore, by the certificates in it alone. Hostname verification stays on.
  *
  * <p>No caching here; {@link SchemaRegistryClient#forConfig} puts a {@link
  * CachingSchemaRegistryClient} in front.
@@ -62,11 +73,42 @@ public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
     this.authorization = config.basicAuthUserInfo().map(info ->
         "Basic " + Base64.getEncoder().encodeToString(info.getBytes(StandardCharsets.UTF_8)));
     this.requestTimeout = config.requestTimeout();
-    this.http = HttpClient.newBuilder()
+    HttpClient.Builder builder = HttpClient.newBuilder()
         .connectTimeout(config.connectTimeout())
         // a redirected POST may come back as a GET and "succeed" wrongly: report 3xx as an error
-        .followRedirects(HttpClient.Redirect.NEVER)
-        .build();
+        .followRedirects(HttpClient.Redirect.NEVER);
+    config.truststore().ifPresent(truststore -> builder.sslContext(sslContext(truststore)));
+    this.http = builder.build();
+  }
+
+  /**
+   * A TLS context trusting exactly the certificates of the truststore.
+   *
+   * @throws ConfigException naming the truststore key, if the file cannot be read as that type
+   *     with that password
+   */
+  static SSLContext sslContext(SchemaRegistrySerdeConfig.Truststore truststore) {
+    try {
+      KeyStore store = KeyStore.getInstance(truststore.type());
+      char[] password = truststore.password().map(String::toCharArray).orElse(null);
+      try (InputStream in = Files.newInputStream(truststore.location())) {
+        store.load(in, password);
+      }
+      if (store.size() == 0) {
+        throw new ConfigException(SchemaRegistrySerdeConfig.TRUSTSTORE_LOCATION, truststore.location().toString(),
+            "the truststore holds no certificate");
+      }
+      TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      trust.init(store);
+      SSLContext context = SSLContext.getInstance("TLS");
+      context.init(null, trust.getTrustManagers(), null);
+      return context;
+    } catch (IOException | GeneralSecurityException e) {
+      throw new ConfigException(SchemaRegistrySerdeConfig.TRUSTSTORE_LOCATION, truststore.location().toString(),
+          "cannot read it as a " + truststore.type() + " truststore"
+              + (truststore.password().isPresent() ? " with the given " + SchemaRegistrySerdeConfig.TRUSTSTORE_PASSWORD : "")
+              + ": " + e.getMessage());
+    }
   }
 
   @Override
@@ -108,7 +150,7 @@ public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
         response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
       } catch (IOException e) {
         LOG.warn("schema registry {} {} failed: {}", method, uri, e.toString());
-        failures.add(uri + ": " + e);
+        failures.add(uri + ": " + e + untrustedHint(e));
         continue;
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -129,6 +171,17 @@ public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
     throw new SchemaRegistryException(
         "no schema registry reachable: " + method + " " + path + " failed on every URL: " + String.join("; ", failures),
         (Throwable) null);
+  }
+
+  /** What to do about a certificate the client does not trust, the usual https setup mistake. */
+  private static String untrustedHint(IOException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SSLHandshakeException) {
+        return " (the registry's TLS certificate is not trusted or does not name the host: "
+            + "set " + SchemaRegistrySerdeConfig.TRUSTSTORE_LOCATION + " to a truststore holding its CA)";
+      }
+    }
+    return "";
   }
 
   private static SchemaRegistryException refusal(String method, URI uri, int status, String body) {

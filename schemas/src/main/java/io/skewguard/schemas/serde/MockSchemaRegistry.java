@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * <p>Behaves like Confluent's registry where the serde can tell: ids are unique within the scope and
  * start at 1; the same schema gets the same id in every subject; registering it again under the
  * same subject returns the existing id and adds no version; a new version must be BACKWARD
- * compatible with the latest one (DESIGN.md section 7), else error 409; unknown ids and subjects
+ * compatible with the latest one (the compatibility SkewGuard's topics keep), else error 409; unknown ids and subjects
  * give Confluent's error codes 40403 and 40401.
  */
 public final class MockSchemaRegistry implements SchemaRegistryClient {

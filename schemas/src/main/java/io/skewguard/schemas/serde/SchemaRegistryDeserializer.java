@@ -7,7 +7,11 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaCompatibility;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.IndexedRecord;
 import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.DatumReader;
 import org.apache.avro.io.DecoderFactory;
 import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificDatumReader;
@@ -18,12 +22,27 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads a generated Avro record from the Confluent wire format; see {@link SchemaRegistrySerde} for
- * the format and the configuration keys.
+ * Reads an Avro record from the Confluent wire format; see {@link SchemaRegistrySerde} for the
+ * format and the configuration keys.
  *
- * <p>The writer schema is fetched by the id in the header (once per id) and resolved against the
- * generated class's schema as reader schema, so records written with an older BACKWARD-compatible
- * schema decode into the current class, with defaults for the fields they lack.
+ * <p>The writer schema is fetched by the id in the header (once per id). What it is read into
+ * depends on how the deserializer was built:
+ *
+ * <ul>
+ *   <li>with a generated class ({@link #SchemaRegistryDeserializer(Class)}, what the apps do): that
+ *       class, its schema being the reader schema;
+ *   <li>without one ({@link #SchemaRegistryDeserializer()}, what a consumer configured with
+ *       {@code value.deserializer=io.skewguard.schemas.serde.SchemaRegistryDeserializer} calls) and
+ *       {@code specific.avro.reader=true}: the generated class the writer schema's full name names,
+ *       its own schema being the reader schema;
+ *   <li>without one and {@code specific.avro.reader=false} (the default, as Confluent's): a
+ *       {@link org.apache.avro.generic.GenericRecord} of the writer schema (timestamps as longs;
+ *       strings as {@code String} where the schema says {@code "avro.java.string": "String"}, as
+ *       SkewGuard's do, else as {@link org.apache.avro.util.Utf8}).
+ * </ul>
+ *
+ * <p>A generated class reads records written with an older BACKWARD-compatible schema, with
+ * defaults for the fields they lack.
  *
  * <p>A record either decodes completely or fails with a {@link SerializationException} whose
  * message starts with the topic and says what was wrong: too short for the header, wrong magic
@@ -35,25 +54,39 @@ import org.slf4j.LoggerFactory;
  * cause is a {@link SchemaRegistryException} with {@link SchemaRegistryException#isUnreachable()}
  * true. Dead-lettering then would throw good records away; an app should rather retry or stop.
  *
- * @param <T> the generated record class
+ * @param <T> the record class
  */
-public final class SchemaRegistryDeserializer<T extends SpecificRecord> implements Deserializer<T> {
+public final class SchemaRegistryDeserializer<T extends IndexedRecord> implements Deserializer<T> {
 
   private static final Logger LOG = LoggerFactory.getLogger(SchemaRegistryDeserializer.class);
 
   private final Class<T> type;
-  private final Schema readerSchema;
-  private final SpecificData model;
-  private final Map<Integer, SpecificDatumReader<T>> readersByWriterId = new ConcurrentHashMap<>();
+  private final Map<Integer, DatumReader<T>> readersByWriterId = new ConcurrentHashMap<>();
 
   private volatile SchemaRegistryClient client;
   private volatile boolean ownsClient;
+  private volatile boolean specificReader;
 
-  /** A deserializer for {@code type}; call {@link #configure} before use. */
+  /**
+   * A deserializer for the generated class {@code type}; call {@link #configure} before use.
+   *
+   * @throws IllegalArgumentException if {@code type} is not a generated (SpecificRecord) class
+   */
   public SchemaRegistryDeserializer(Class<T> type) {
     this.type = Objects.requireNonNull(type, "type");
-    this.model = SpecificData.getForClass(type);
-    this.readerSchema = model.getSchema(type);
+    if (!SpecificRecord.class.isAssignableFrom(type)) {
+      throw new IllegalArgumentException(type.getName() + " is not a generated Avro class (SpecificRecord); "
+          + "use new SchemaRegistryDeserializer<>() with specific.avro.reader=false to read GenericRecords");
+    }
+  }
+
+  /**
+   * A deserializer of whatever the writer schema names, as {@code specific.avro.reader} says; call
+   * {@link #configure} before use. This is the constructor Kafka calls for
+   * {@code value.deserializer} or {@code key.deserializer} given as a class name.
+   */
+  public SchemaRegistryDeserializer() {
+    this.type = null;
   }
 
   @Override
@@ -66,9 +99,17 @@ public final class SchemaRegistryDeserializer<T extends SpecificRecord> implemen
   void configure(SchemaRegistrySerdeConfig config, SchemaRegistryClient client, boolean ownsClient, boolean isKey) {
     closeOwnedClient();
     this.ownsClient = ownsClient;
+    this.specificReader = config.specificReader();
     this.readersByWriterId.clear();
     this.client = client;
-    LOG.debug("{} deserializer for {} configured: {}", isKey ? "key" : "value", type.getSimpleName(), config);
+    LOG.debug("{} deserializer for {} configured: {}", isKey ? "key" : "value", what(), config);
+  }
+
+  private String what() {
+    if (type != null) {
+      return type.getSimpleName();
+    }
+    return specificReader ? "the generated class the writer schema names" : "GenericRecord";
   }
 
   /**
@@ -85,7 +126,7 @@ public final class SchemaRegistryDeserializer<T extends SpecificRecord> implemen
     SchemaRegistryClient registry = client;
     if (registry == null) {
       throw new IllegalStateException(
-          "SchemaRegistryDeserializer<" + type.getSimpleName() + "> is not configured: call configure(config, isKey)");
+          "SchemaRegistryDeserializer<" + what() + "> is not configured: call configure(config, isKey)");
     }
     if (data.length < WireFormat.HEADER_SIZE) {
       throw new SerializationException(
@@ -97,7 +138,7 @@ public final class SchemaRegistryDeserializer<T extends SpecificRecord> implemen
           topic + ": unknown magic byte " + (data[0] & 0xff) + " (expected " + WireFormat.MAGIC + ")");
     }
     int id = WireFormat.readSchemaId(data);
-    SpecificDatumReader<T> reader = reader(registry, topic, id);
+    DatumReader<T> reader = reader(registry, topic, id);
     int bodyLength = data.length - WireFormat.HEADER_SIZE;
     BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(data, WireFormat.HEADER_SIZE, bodyLength, null);
     T record;
@@ -120,8 +161,8 @@ public final class SchemaRegistryDeserializer<T extends SpecificRecord> implemen
     return record;
   }
 
-  private SpecificDatumReader<T> reader(SchemaRegistryClient registry, String topic, int id) {
-    SpecificDatumReader<T> cached = readersByWriterId.get(id);
+  private DatumReader<T> reader(SchemaRegistryClient registry, String topic, int id) {
+    DatumReader<T> cached = readersByWriterId.get(id);
     if (cached != null) {
       return cached;
     }
@@ -136,16 +177,42 @@ public final class SchemaRegistryDeserializer<T extends SpecificRecord> implemen
       throw new SerializationException(
           topic + ": cannot fetch schema id " + id + " from the schema registry: " + e.getMessage(), e);
     }
+    DatumReader<T> reader = type != null ? specific(topic, id, writerSchema, type) : classless(topic, id, writerSchema);
+    readersByWriterId.put(id, reader);
+    return reader;
+  }
+
+  private DatumReader<T> classless(String topic, int id, Schema writerSchema) {
+    if (writerSchema.getType() != Schema.Type.RECORD) {
+      throw new SerializationException(
+          topic + ": schema id " + id + " is " + writerSchema.getType() + ", not a record; this serde reads records only");
+    }
+    if (!specificReader) {
+      return new GenericDatumReader<>(writerSchema, writerSchema, GenericData.get());
+    }
+    Class<?> named = SpecificData.get().getClass(writerSchema);
+    if (named == null || !SpecificRecord.class.isAssignableFrom(named)) {
+      throw new SerializationException(
+          topic + ": schema id " + id + " names " + writerSchema.getFullName() + ", but no generated Avro class "
+              + writerSchema.getFullName() + " is on the classpath (" + SchemaRegistrySerdeConfig.SPECIFIC_READER
+              + "=true); add the class or set " + SchemaRegistrySerdeConfig.SPECIFIC_READER + "=false to read GenericRecords");
+    }
+    @SuppressWarnings("unchecked") // a SpecificRecord is an IndexedRecord; T is erased to IndexedRecord
+    Class<T> generated = (Class<T>) named;
+    return specific(topic, id, writerSchema, generated);
+  }
+
+  private static <T> DatumReader<T> specific(String topic, int id, Schema writerSchema, Class<T> generated) {
+    SpecificData model = SpecificData.getForClass(generated);
+    Schema readerSchema = model.getSchema(generated);
     SchemaCompatibility.SchemaPairCompatibility compatibility =
         SchemaCompatibility.checkReaderWriterCompatibility(readerSchema, writerSchema);
     if (compatibility.getType() != SchemaCompatibility.SchemaCompatibilityType.COMPATIBLE) {
       throw new SerializationException(
           topic + ": schema id " + id + " (" + writerSchema.getFullName() + ") cannot be read as "
-              + type.getSimpleName() + ": " + compatibility.getDescription());
+              + generated.getSimpleName() + ": " + compatibility.getDescription());
     }
-    SpecificDatumReader<T> reader = new SpecificDatumReader<>(writerSchema, readerSchema, model);
-    readersByWriterId.put(id, reader);
-    return reader;
+    return new SpecificDatumReader<>(writerSchema, readerSchema, model);
   }
 
   private static int remaining(BinaryDecoder decoder) {

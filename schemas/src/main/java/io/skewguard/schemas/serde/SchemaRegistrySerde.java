@@ -9,7 +9,7 @@ import org.apache.kafka.common.serialization.Serializer;
 
 /**
  * Kafka serde of one generated Avro record class in the Confluent Schema Registry wire format, the
- * format of every SkewGuard topic (DESIGN.md section 7).
+ * format of every SkewGuard topic.
  *
  * <h2>Wire format</h2>
  *
@@ -37,10 +37,16 @@ import org.apache.kafka.common.serialization.Serializer;
  *   <li>{@code basic.auth.credentials.source} ({@code USER_INFO} or {@code URL}) and
  *       {@code basic.auth.user.info} ({@code user:password}): HTTP basic authentication;
  *   <li>{@code schema.registry.connect.timeout.ms} (default 5000) and
- *       {@code schema.registry.request.timeout.ms} (default 10000).
+ *       {@code schema.registry.request.timeout.ms} (default 10000);
+ *   <li>{@code schema.registry.ssl.truststore.location}, {@code .password} and {@code .type}
+ *       ({@code JKS} or {@code PKCS12}): the truststore an {@code https://} registry is checked
+ *       against instead of the JDK's default CAs;
+ *   <li>{@code specific.avro.reader} (default false): only for a deserializer built without a class,
+ *       see {@link SchemaRegistryDeserializer}.
  * </ul>
  *
- * Any other key in the map is ignored, so the producer's, consumer's or Streams app's own
+ * See {@link SchemaRegistrySerdeConfig} for the Confluent keys that are refused rather than
+ * ignored. Any other key in the map is ignored, so the producer's, consumer's or Streams app's own
  * configuration can be passed as it is. An unknown URL scheme or a malformed value fails in
  * {@link #configure} with a {@link org.apache.kafka.common.config.ConfigException}.
  *
@@ -59,7 +65,10 @@ import org.apache.kafka.common.serialization.Serializer;
  * }</pre>
  *
  * Kafka Streams does not configure serdes passed to {@code Consumed.with} or {@code Produced.with},
- * so configure them yourself, as above. The serializer and the deserializer of one serde share one
+ * so configure them yourself, as above. A plain producer or consumer can instead name
+ * {@link SchemaRegistrySerializer} and {@link SchemaRegistryDeserializer} as its
+ * {@code value.serializer} / {@code value.deserializer} (or key) classes and pass these keys among
+ * its own properties. The serializer and the deserializer of one serde share one
  * registry client and its cache; {@link #close()} releases it.
  *
  * @param <T> the generated record class

@@ -7,7 +7,11 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaNormalization;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.IndexedRecord;
 import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.DatumWriter;
 import org.apache.avro.io.EncoderFactory;
 import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificDatumWriter;
@@ -18,36 +22,62 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes a generated Avro record in the Confluent wire format; see {@link SchemaRegistrySerde} for
- * the format and the configuration keys.
+ * Writes an Avro record in the Confluent wire format; see {@link SchemaRegistrySerde} for the
+ * format and the configuration keys.
  *
- * <p>The writer schema is the generated class's schema. With {@code auto.register.schemas=true} it
- * is registered under the subject on first use; otherwise the subject's latest version must be that
- * very schema (same parsing canonical form), because an id naming any other schema would make every
- * reader decode our bytes wrongly. The id is resolved once per subject.
+ * <p>Built with a generated class ({@link #SchemaRegistrySerializer(Class)}), it writes records of
+ * that class with the class's schema. Built without one ({@link #SchemaRegistrySerializer()}, what
+ * a producer configured with {@code value.serializer=io.skewguard.schemas.serde.SchemaRegistrySerializer}
+ * calls), it writes any generated record or {@code GenericRecord} with the record's own schema.
  *
- * @param <T> the generated record class
+ * <p>With {@code auto.register.schemas=true} the writer schema is registered under the subject on
+ * first use; otherwise the subject's latest version must be that very schema (same parsing
+ * canonical form), because an id naming any other schema would make every reader decode our bytes
+ * wrongly. The id is resolved once per subject and schema.
+ *
+ * @param <T> the record class
  */
-public final class SchemaRegistrySerializer<T extends SpecificRecord> implements Serializer<T> {
+public final class SchemaRegistrySerializer<T extends IndexedRecord> implements Serializer<T> {
 
   private static final Logger LOG = LoggerFactory.getLogger(SchemaRegistrySerializer.class);
 
+  /** A writer is bound to a schema and, for generated records, to the class's logical types. */
+  private record WriterKey(Class<?> recordClass, Schema schema) {}
+
+  private record SubjectSchema(String subject, Schema schema) {}
+
   private final Class<T> type;
-  private final Schema schema;
-  private final SpecificDatumWriter<T> writer;
-  private final Map<String, Integer> idsBySubject = new ConcurrentHashMap<>();
+  private final Schema typeSchema;
+  private final Map<WriterKey, DatumWriter<T>> writers = new ConcurrentHashMap<>();
+  private final Map<SubjectSchema, Integer> ids = new ConcurrentHashMap<>();
 
   private volatile SchemaRegistryClient client;
   private volatile boolean ownsClient;
   private volatile boolean autoRegister;
   private volatile boolean isKey;
 
-  /** A serializer for {@code type}; call {@link #configure} before use. */
+  /**
+   * A serializer for the generated class {@code type}; call {@link #configure} before use.
+   *
+   * @throws IllegalArgumentException if {@code type} is not a generated (SpecificRecord) class
+   */
   public SchemaRegistrySerializer(Class<T> type) {
     this.type = Objects.requireNonNull(type, "type");
-    SpecificData model = SpecificData.getForClass(type);
-    this.schema = model.getSchema(type);
-    this.writer = new SpecificDatumWriter<>(schema, model);
+    if (!SpecificRecord.class.isAssignableFrom(type)) {
+      throw new IllegalArgumentException(type.getName() + " is not a generated Avro class (SpecificRecord); "
+          + "use new SchemaRegistrySerializer<>() to write GenericRecords");
+    }
+    this.typeSchema = SpecificData.getForClass(type).getSchema(type);
+  }
+
+  /**
+   * A serializer of any record, each written with its own schema; call {@link #configure} before
+   * use. This is the constructor Kafka calls for {@code value.serializer} or
+   * {@code key.serializer} given as a class name.
+   */
+  public SchemaRegistrySerializer() {
+    this.type = null;
+    this.typeSchema = null;
   }
 
   @Override
@@ -62,9 +92,13 @@ public final class SchemaRegistrySerializer<T extends SpecificRecord> implements
     this.autoRegister = config.autoRegister();
     this.isKey = isKey;
     this.ownsClient = ownsClient;
-    this.idsBySubject.clear();
+    this.ids.clear();
     this.client = client;
-    LOG.debug("{} serializer for {} configured: {}", isKey ? "key" : "value", type.getSimpleName(), config);
+    LOG.debug("{} serializer for {} configured: {}", isKey ? "key" : "value", what(), config);
+  }
+
+  private String what() {
+    return type == null ? "any record" : type.getSimpleName();
   }
 
   /**
@@ -78,52 +112,74 @@ public final class SchemaRegistrySerializer<T extends SpecificRecord> implements
     if (data == null) {
       return null;
     }
-    int id = schemaId(topic);
+    SchemaRegistryClient registry = client;
+    if (registry == null) {
+      throw new IllegalStateException(
+          "SchemaRegistrySerializer<" + what() + "> is not configured: call configure(config, isKey)");
+    }
+    Schema schema = writerSchema(topic, data);
+    int id = schemaId(registry, topic, schema);
     try {
       ByteArrayOutputStream out = new ByteArrayOutputStream(128);
       out.write(new byte[WireFormat.HEADER_SIZE]);
       BinaryEncoder encoder = EncoderFactory.get().directBinaryEncoder(out, null); // no 2 KB buffer per record
-      writer.write(data, encoder);
+      writer(data, schema).write(data, encoder);
       encoder.flush();
       byte[] bytes = out.toByteArray();
       WireFormat.writeHeader(bytes, id);
       return bytes;
     } catch (IOException | RuntimeException e) {
       throw new SerializationException(
-          topic + ": cannot encode " + type.getSimpleName() + " with schema id " + id + ": " + e, e);
+          topic + ": cannot encode " + schema.getName() + " with schema id " + id + ": " + e, e);
     }
   }
 
-  private int schemaId(String topic) {
-    SchemaRegistryClient registry = client;
-    if (registry == null) {
-      throw new IllegalStateException(
-          "SchemaRegistrySerializer<" + type.getSimpleName() + "> is not configured: call configure(config, isKey)");
+  private Schema writerSchema(String topic, T data) {
+    if (typeSchema != null) {
+      return typeSchema;
     }
+    Schema schema = data.getSchema();
+    if (schema == null || schema.getType() != Schema.Type.RECORD) {
+      throw new SerializationException(topic + ": " + data.getClass().getName() + " has no record schema");
+    }
+    return schema;
+  }
+
+  private DatumWriter<T> writer(T data, Schema schema) {
+    Class<?> recordClass = type != null ? type : data instanceof SpecificRecord ? data.getClass() : GenericData.Record.class;
+    return writers.computeIfAbsent(new WriterKey(recordClass, schema), key ->
+        SpecificRecord.class.isAssignableFrom(key.recordClass())
+            // the class's own model carries the conversions of its logical types (Instant etc.)
+            ? new SpecificDatumWriter<>(schema, SpecificData.getForClass(key.recordClass()))
+            : new GenericDatumWriter<>(schema, GenericData.get()));
+  }
+
+  private int schemaId(SchemaRegistryClient registry, String topic, Schema schema) {
     String subject = WireFormat.subject(topic, isKey);
-    Integer cached = idsBySubject.get(subject);
+    SubjectSchema key = new SubjectSchema(subject, schema);
+    Integer cached = ids.get(key);
     if (cached != null) {
       return cached;
     }
-    int id = autoRegister ? register(registry, topic, subject) : latest(registry, topic, subject);
-    idsBySubject.put(subject, id);
+    int id = autoRegister ? register(registry, topic, subject, schema) : latest(registry, topic, subject, schema);
+    ids.put(key, id);
     return id;
   }
 
-  private int register(SchemaRegistryClient registry, String topic, String subject) {
+  private int register(SchemaRegistryClient registry, String topic, String subject, Schema schema) {
     try {
       int id = registry.register(subject, schema);
       LOG.info("{}: {} writes with schema id {} (subject {}, registry {})",
-          topic, type.getSimpleName(), id, subject, registry);
+          topic, schema.getName(), id, subject, registry);
       return id;
     } catch (SchemaRegistryException e) {
       throw new SerializationException(
-          topic + ": cannot register the schema of " + type.getSimpleName() + " under subject " + subject
+          topic + ": cannot register the schema of " + schema.getName() + " under subject " + subject
               + ": " + e.getMessage(), e);
     }
   }
 
-  private int latest(SchemaRegistryClient registry, String topic, String subject) {
+  private int latest(SchemaRegistryClient registry, String topic, String subject, Schema schema) {
     SchemaRegistryClient.RegisteredSchema latest;
     try {
       latest = registry.latest(subject);
@@ -135,11 +191,11 @@ public final class SchemaRegistrySerializer<T extends SpecificRecord> implements
     if (!SchemaNormalization.toParsingForm(latest.schema()).equals(SchemaNormalization.toParsingForm(schema))) {
       throw new SerializationException(
           topic + ": the latest version " + latest.version() + " (id " + latest.id() + ") of subject " + subject
-              + " is not the schema of " + type.getSimpleName()
+              + " is not the schema of " + schema.getName()
               + "; register it or set auto.register.schemas=true");
     }
     LOG.info("{}: {} writes with schema id {} (latest version {} of subject {})",
-        topic, type.getSimpleName(), latest.id(), latest.version(), subject);
+        topic, schema.getName(), latest.id(), latest.version(), subject);
     return latest.id();
   }
 

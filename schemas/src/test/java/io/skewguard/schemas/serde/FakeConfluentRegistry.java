@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -18,11 +20,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.net.ssl.SSLContext;
 
 /**
  * A small in-test HTTP server speaking the Confluent REST API v1 subset the client uses, on
- * 127.0.0.1 and a free port. It records every request so tests can count and inspect them, can
- * require basic authentication, and can be told to answer 500 or to hang.
+ * 127.0.0.1 and a free port, over plain HTTP or over TLS. It records every request so tests can
+ * count and inspect them, can require basic authentication, and can be told to answer 500 or to
+ * hang.
  */
 final class FakeConfluentRegistry implements AutoCloseable {
 
@@ -43,15 +47,27 @@ final class FakeConfluentRegistry implements AutoCloseable {
   private volatile boolean failing;
   private volatile boolean hanging;
 
+  /** A registry over plain HTTP. */
   FakeConfluentRegistry() throws IOException {
-    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    this(HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0));
+  }
+
+  /** A registry over HTTPS, presenting the certificate of {@code tls}'s key manager. */
+  static FakeConfluentRegistry overTls(SSLContext tls) throws IOException {
+    HttpsServer https = HttpsServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    https.setHttpsConfigurator(new HttpsConfigurator(tls));
+    return new FakeConfluentRegistry(https);
+  }
+
+  private FakeConfluentRegistry(HttpServer server) {
+    this.server = server;
     server.createContext("/", this::handle);
     server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
     server.start();
   }
 
   String url() {
-    return "http://127.0.0.1:" + server.getAddress().getPort();
+    return (server instanceof HttpsServer ? "https" : "http") + "://127.0.0.1:" + server.getAddress().getPort();
   }
 
   void requireBasicAuth(String user, String password) {

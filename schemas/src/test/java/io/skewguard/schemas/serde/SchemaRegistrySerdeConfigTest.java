@@ -5,12 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.skewguard.schemas.WriteEvent;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.types.Password;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class SchemaRegistrySerdeConfigTest {
 
@@ -124,6 +128,87 @@ class SchemaRegistrySerdeConfigTest {
     var config = SchemaRegistrySerdeConfig.parse(with("schema.registry.url", "http://u:secret@r:1",
         "basic.auth.credentials.source", "URL"));
     assertThat(config.toString()).doesNotContain("secret").contains("***@r:1");
+  }
+
+  @Test
+  void printedSettingsShowNeitherTheUserInfoNorTheTruststorePassword(@TempDir Path dir) throws Exception {
+    Path store = Files.writeString(dir.resolve("truststore.p12"), "not read by parse");
+    var config = SchemaRegistrySerdeConfig.parse(with("schema.registry.url", "https://r:1",
+        "basic.auth.credentials.source", "USER_INFO", "basic.auth.user.info", "storage-team:hunter2",
+        "schema.registry.ssl.truststore.location", store.toString(),
+        "schema.registry.ssl.truststore.password", new Password("tr-pw-123"),
+        "schema.registry.ssl.truststore.type", "PKCS12"));
+    assertThat(config.truststore()).hasValueSatisfying(t -> {
+      assertThat(t.password()).contains("tr-pw-123");
+      assertThat(t.type()).isEqualTo("PKCS12");
+    });
+    assertThat(config.toString())
+        .doesNotContain("storage-team").doesNotContain("hunter2").doesNotContain("tr-pw-123")
+        .contains("basicAuth=yes").contains("truststore.p12").contains("password ***");
+  }
+
+  @Test
+  void basicAuthKeysAreAlsoReadWithTheRegistryClientPrefix() {
+    var config = SchemaRegistrySerdeConfig.parse(with("schema.registry.url", "http://r:1",
+        "schema.registry.basic.auth.credentials.source", "USER_INFO",
+        "schema.registry.basic.auth.user.info", "u:p"));
+    assertThat(config.basicAuthUserInfo()).contains("u:p");
+  }
+
+  @Test
+  void truststoreDefaultsToJksAndNeedsAReadableFile(@TempDir Path dir) throws Exception {
+    Path store = Files.writeString(dir.resolve("truststore.jks"), "x");
+    var config = SchemaRegistrySerdeConfig.parse(with("schema.registry.url", "https://r:1",
+        "schema.registry.ssl.truststore.location", store.toString()));
+    assertThat(config.truststore()).hasValueSatisfying(t -> {
+      assertThat(t.type()).isEqualTo("JKS");
+      assertThat(t.password()).isEmpty();
+    });
+    assertThat(SchemaRegistrySerdeConfig.parse(with("schema.registry.url", "https://r:1")).truststore()).isEmpty();
+
+    assertThatThrownBy(() -> SchemaRegistrySerdeConfig.parse(with("schema.registry.url", "https://r:1",
+        "schema.registry.ssl.truststore.location", dir.resolve("missing.jks").toString())))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("schema.registry.ssl.truststore.location").hasMessageContaining("is not a readable file");
+    assertThatThrownBy(() -> SchemaRegistrySerdeConfig.parse(with("schema.registry.url", "https://r:1",
+        "schema.registry.ssl.truststore.location", store.toString(), "schema.registry.ssl.truststore.type", "PEM")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("supported types are JKS and PKCS12");
+    assertThatThrownBy(() -> SchemaRegistrySerdeConfig.parse(with("schema.registry.url", "https://r:1",
+        "schema.registry.ssl.truststore.password", "pw")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("schema.registry.ssl.truststore.location")
+        .hasMessageContaining("required when schema.registry.ssl.truststore.password is set")
+        .hasMessageNotContaining("pw\"");
+  }
+
+  @Test
+  void specificAvroReaderDefaultsToFalse() {
+    assertThat(SchemaRegistrySerdeConfig.parse(with("schema.registry.url", "mock://a")).specificReader()).isFalse();
+    assertThat(SchemaRegistrySerdeConfig.parse(with("schema.registry.url", "mock://a", "specific.avro.reader", "true"))
+        .specificReader()).isTrue();
+    assertThatThrownBy(() -> SchemaRegistrySerdeConfig.parse(with("schema.registry.url", "mock://a", "specific.avro.reader", "1")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("specific.avro.reader");
+  }
+
+  @Test
+  void confluentKeysWhoseValuesCannotBeHonouredAreRefusedNotIgnored() {
+    assertThatThrownBy(() -> SchemaRegistrySerdeConfig.parse(with("schema.registry.url", "mock://a", "use.latest.version", "true")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("use.latest.version").hasMessageContaining("not supported");
+    assertThatThrownBy(() -> SchemaRegistrySerdeConfig.parse(with("schema.registry.url", "mock://a",
+        "value.subject.name.strategy", "io.confluent.kafka.serializers.subject.RecordNameStrategy")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("only the topic-name strategy");
+    assertThatThrownBy(() -> SchemaRegistrySerdeConfig.parse(with("schema.registry.url", "https://r:1",
+        "schema.registry.ssl.keystore.location", "/etc/client.p12")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("mutual TLS").hasMessageContaining("not supported");
+    assertThatThrownBy(() -> SchemaRegistrySerdeConfig.parse(with("schema.registry.url", "https://r:1",
+        "schema.registry.ssl.endpoint.identification.algorithm", "")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("hostname verification cannot be turned off");
+
+    var accepted = SchemaRegistrySerdeConfig.parse(with("schema.registry.url", "mock://a", "use.latest.version", "false",
+        "key.subject.name.strategy", "io.confluent.kafka.serializers.subject.TopicNameStrategy",
+        "value.subject.name.strategy", "io.confluent.kafka.serializers.subject.TopicNameStrategy",
+        "schema.registry.ssl.endpoint.identification.algorithm", "https"));
+    assertThat(accepted.urls()).containsExactly(URI.create("mock://a"));
   }
 
   @Test

@@ -1,0 +1,295 @@
+package io.skewguard.agent.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.skewguard.core.ring.HashRing;
+import io.skewguard.core.slots.SlotTable;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What every {@link NodeStore} of this package promises, whichever medium it keeps its keys on:
+ * keys per slot, paced copy, dual-write, switch, abort, cleanup. A store class's test extends it and
+ * says how to open a store.
+ */
+abstract class NodeStoreContract {
+
+    protected static final int SLOTS = 16;
+    protected final AtomicLong clock = new AtomicLong();
+    protected final Map<String, LedgerNodeStore> nodes = new HashMap<>();
+    protected LedgerNodeStore source;
+    protected LedgerNodeStore target;
+
+    /** A new, empty store of node {@code id}, clocked by {@link #clock}, finding its peers in {@link #nodes}. */
+    protected abstract LedgerNodeStore open(String id);
+
+    @BeforeEach
+    void openSourceAndTarget() {
+        source = store("src");
+        target = store("dst");
+    }
+
+    protected LedgerNodeStore store(String id) {
+        LedgerNodeStore s = open(id);
+        nodes.put(id, s);
+        return s;
+    }
+
+    /** {@code count} distinct keys of {@code slot}, each 10 chars long. */
+    protected static List<String> keysOf(int slot, int count) {
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; keys.size() < count; i++) {
+            String key = String.format("key-%06d", i);
+            if (SlotTable.slotOf(HashRing.hashKey(key), SLOTS) == slot) {
+                keys.add(key);
+            }
+        }
+        return keys;
+    }
+
+    protected static byte[] bytes(int n) {
+        return new byte[n];
+    }
+
+    @Test
+    void keysLandInTheSlotTheSlotTableComputes() {
+        SlotTable table = SlotTable.fromRing(HashRing.ofIds("src", "dst"), 2, SLOTS);
+        for (String key : List.of("a", "b", "user/42", "éé")) {
+            source.put(key, 1, bytes(3));
+            assertThat(source.slotOf(key)).isEqualTo(table.slotOf(key));
+            assertThat(source.keys(table.slotOf(key))).contains(key);
+        }
+    }
+
+    @Test
+    void theHighestVersionWinsWhateverTheOrderOfWrites() {
+        source.put("k", 5, new byte[] {5});
+        source.put("k", 3, new byte[] {3});
+        assertThat(source.get("k")).contains(new Versioned(5, new byte[] {5}));
+        source.put("k", 6, new byte[] {6});
+        assertThat(source.get("k").orElseThrow().version()).isEqualTo(6);
+    }
+
+    @Test
+    void copyMovesNoMoreBytesThanTheRateAllowsByTheClockAndFinishesWithEverything() {
+        List<String> keys = keysOf(3, 40);
+        for (String key : keys) {
+            source.put(key, 1, bytes(90)); // 10 + 90 = 100 bytes per entry
+        }
+        target.startCopy("m", 3, "src", 1_000); // 10 entries per second
+
+        CopyProgress atStart = target.copyProgress("m");
+        assertThat(atStart.status()).isEqualTo(CopyProgress.Status.RUNNING);
+        assertThat(atStart.bytesCopied()).isZero();
+        assertThat(atStart.bytesTotal()).isEqualTo(4_000);
+
+        clock.set(1_500);
+        CopyProgress mid = target.copyProgress("m");
+        assertThat(mid.bytesCopied()).isEqualTo(1_500);
+        assertThat(target.keys(3)).hasSize(15);
+
+        clock.set(3_899); // the budget is 3 899 bytes: 39 entries, the last one overshooting by 1
+        CopyProgress almost = target.copyProgress("m");
+        assertThat(almost.status()).isEqualTo(CopyProgress.Status.RUNNING);
+        assertThat(almost.bytesCopied()).isEqualTo(3_900);
+        clock.set(4_000);
+        CopyProgress done = target.copyProgress("m");
+        assertThat(done.status()).isEqualTo(CopyProgress.Status.DONE);
+        assertThat(done.bytesCopied()).isEqualTo(4_000);
+        assertThat(target.keys(3)).containsExactlyElementsOf(source.keys(3));
+    }
+
+    @Test
+    void writesDuringTheCopyLandOnSourceAndTargetAndANewerForwardedValueIsNotOverwrittenByTheCopy() {
+        List<String> keys = keysOf(5, 20);
+        for (String key : keys) {
+            source.put(key, 1, bytes(90));
+        }
+        target.startCopy("m", 5, "src", 100); // one entry per second
+        source.put(keys.get(19), 2, bytes(1)); // not yet copied: forwarded now, copied later with the same version
+        source.put("late-" + keys.get(0), 1, bytes(1));
+        String fresh = keysOf(5, 21).get(20);
+        source.put(fresh, 7, bytes(4));
+        assertThat(target.get(fresh)).contains(new Versioned(7, bytes(4)));
+        assertThat(target.get(keys.get(19)).orElseThrow().version()).isEqualTo(2);
+
+        clock.set(1_000_000);
+        assertThat(target.copyProgress("m").status()).isEqualTo(CopyProgress.Status.DONE);
+        for (String key : source.keys(5)) {
+            assertThat(target.get(key)).as(key).isEqualTo(source.get(key));
+        }
+    }
+
+    @Test
+    void startingTheSameCopyAgainKeepsItsProgress() {
+        for (String key : keysOf(2, 10)) {
+            source.put(key, 1, bytes(90));
+        }
+        target.startCopy("m", 2, "src", 100);
+        clock.set(3_000);
+        long before = target.copyProgress("m").bytesCopied();
+        target.startCopy("m", 2, "src", 100);
+        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(before).isEqualTo(300);
+    }
+
+    @Test
+    void startingARunningCopyAgainWithAnotherRateChangesOnlyItsPaceFromNowOn() {
+        for (String key : keysOf(2, 40)) {
+            source.put(key, 1, bytes(90)); // 100 bytes per entry
+        }
+        target.startCopy("m", 2, "src", 100); // one entry per second
+        clock.set(3_000);
+        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(300);
+        target.startCopy("m", 2, "src", 1_000); // ten entries per second from now on
+        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(300);
+        clock.set(4_000);
+        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(1_300);
+        target.startCopy("m", 2, "src", 100);
+        clock.set(5_000);
+        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(1_400);
+    }
+
+    @Test
+    void aCopyFromAnUnknownNodeFailsWithAReasonAndCanBeRetried() {
+        target.startCopy("m", 2, "nowhere", 0);
+        CopyProgress p = target.copyProgress("m");
+        assertThat(p.status()).isEqualTo(CopyProgress.Status.FAILED);
+        assertThat(p.message()).contains("nowhere");
+        target.startCopy("m", 2, "src", 0);
+        assertThat(target.copyProgress("m").status()).isEqualTo(CopyProgress.Status.DONE);
+    }
+
+    @Test
+    void abortDropsTheTargetCopyStopsTheDualWriteAndTheSourceKeepsEverything() {
+        List<String> keys = keysOf(4, 5);
+        for (String key : keys) {
+            source.put(key, 1, bytes(2));
+        }
+        target.startCopy("m", 4, "src", 0);
+        target.copyProgress("m");
+        target.abortTarget("m", 4);
+        source.abortSource("m", 4, "dst");
+        source.put(keys.get(0), 2, bytes(2));
+
+        assertThat(target.holdsSlot(4)).isFalse();
+        assertThat(source.forwards(4)).isFalse();
+        assertThat(source.keys(4)).containsExactlyInAnyOrderElementsOf(keys);
+        assertThat(target.copyProgress("m").status()).isEqualTo(CopyProgress.Status.UNKNOWN);
+        target.abortTarget("m", 4); // again: nothing changes
+        assertThat(target.holdsSlot(4)).isFalse();
+    }
+
+    @Test
+    void anAbortOfAMigrationThatBroughtNoCopyHereLeavesTheNodesOwnDataAlone() {
+        List<String> keys = keysOf(4, 3);
+        for (String key : keys) {
+            target.put(key, 1, bytes(2));
+        }
+        target.abortTarget("never-started", 4);
+        assertThat(target.keys(4)).containsExactlyInAnyOrderElementsOf(keys);
+    }
+
+    @Test
+    void afterCommitTheSourceStillForwardsUntilCleanupThenRefusesWritesOfThatSlot() {
+        List<String> keys = keysOf(6, 5);
+        for (String key : keys) {
+            source.put(key, 1, bytes(2));
+        }
+        target.startCopy("m", 6, "src", 0);
+        target.copyProgress("m");
+        target.commitTarget("m", 6);
+        source.commitSource("m", 6, "dst");
+
+        source.put(keys.get(1), 9, bytes(1)); // a writer with the old slot table
+        assertThat(target.get(keys.get(1)).orElseThrow().version()).isEqualTo(9);
+
+        source.cleanup("m", 6);
+        source.cleanup("m", 6);
+        assertThat(source.holdsSlot(6)).isFalse();
+        assertThat(target.keys(6)).containsExactlyInAnyOrderElementsOf(keys);
+        assertThatThrownBy(() -> source.put(keys.get(2), 10, bytes(1)))
+                .isInstanceOf(StaleRouteException.class).hasMessageContaining("slot 6");
+    }
+
+    @Test
+    void shardBytesCountKeyAndValueBytesPerSlot() {
+        List<String> keys = keysOf(1, 3);
+        for (String key : keys) {
+            source.put(key, 1, bytes(5));
+        }
+        assertThat(source.shardBytes()).containsExactly(Map.entry(1, 45L));
+        assertThat(source.usedBytes()).isEqualTo(45);
+    }
+
+    @Test
+    void theNewestWeightEpochWins() {
+        source.applyWeight(3, 1.5);
+        source.applyWeight(2, 0.6);
+        assertThat(source.weight()).isEqualTo(1.5);
+        assertThat(source.weightEpoch()).isEqualTo(3);
+    }
+
+    @Test
+    void anyJavaStringIsAKeyAndReadsBackExactly() {
+        List<String> keys = List.of("", "éé", "a\u0000b", "\uD800 unpaired", "\uD83D\uDE00", "\uFFFF");
+        for (String key : keys) {
+            source.put(key, 4, key.getBytes(java.nio.charset.StandardCharsets.UTF_16));
+        }
+        for (String key : keys) {
+            assertThat(source.get(key)).as(key).contains(new Versioned(4, key.getBytes(java.nio.charset.StandardCharsets.UTF_16)));
+            assertThat(source.keys(source.slotOf(key))).contains(key);
+        }
+    }
+
+    @Test
+    void overwritingAKeyCountsOnlyItsNewestEntryAndAnOlderWriteCountsNothing() {
+        String key = keysOf(7, 1).get(0);
+        source.put(key, 1, bytes(90));
+        source.put(key, 2, bytes(40));
+        source.put(key, 1, bytes(500));
+        assertThat(source.shardBytes()).containsExactly(Map.entry(7, 50L));
+        assertThat(source.holdsSlot(7)).isTrue();
+        assertThat(source.holdsSlot(8)).isFalse();
+    }
+
+    @Test
+    void anAbortSourceNamingAnotherTargetLeavesTheDualWriteOn() {
+        store("other");
+        target.startCopy("m", 9, "src", 0);
+        source.abortSource("m", 9, "other");
+        assertThat(source.forwards(9)).isTrue();
+        source.prepareSource("m", 9, "other"); // the slot already forwards to dst: unchanged
+        String key = keysOf(9, 1).get(0);
+        source.put(key, 3, bytes(1));
+        assertThat(target.get(key)).contains(new Versioned(3, bytes(1)));
+    }
+
+    @Test
+    void commitIsIdempotentAndTheCommittedTargetKeepsAcceptingTheSlot() {
+        List<String> keys = keysOf(10, 3);
+        for (String key : keys) {
+            source.put(key, 1, bytes(2));
+        }
+        target.startCopy("m", 10, "src", 0);
+        assertThat(target.copyProgress("m").status()).isEqualTo(CopyProgress.Status.DONE);
+        target.commitTarget("m", 10);
+        target.commitTarget("m", 10);
+        assertThat(target.copyProgress("m").status()).isEqualTo(CopyProgress.Status.UNKNOWN);
+        target.abortTarget("m", 10); // a stale abort after the commit drops nothing
+        assertThat(target.keys(10)).containsExactlyInAnyOrderElementsOf(keys);
+        source.put(keys.get(0), 5, bytes(3));
+        assertThat(target.get(keys.get(0))).contains(new Versioned(5, bytes(3)));
+    }
+
+    @Test
+    void aSlotOutsideTheSlotCountIsRefusedNamingIt() {
+        assertThatThrownBy(() -> target.startCopy("m", SLOTS, "src", 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("slot " + SLOTS);
+    }
+}
