@@ -8,6 +8,8 @@ import io.skewguard.agent.service.LoadGenerator;
 import io.skewguard.agent.service.ZipfKeys;
 import io.skewguard.agent.store.ForwardingNodeStore;
 import io.skewguard.agent.store.InMemoryNodeStore;
+import io.skewguard.agent.store.LedgerNodeStore;
+import io.skewguard.agent.store.RocksDbNodeStore;
 import io.skewguard.agent.store.NodeStore;
 import io.skewguard.core.ring.HashRing;
 import io.skewguard.core.ring.Node;
@@ -56,12 +58,12 @@ public final class AgentService implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AgentService.class);
 
     /** One hosted node. */
-    private record Hosted(String node, InMemoryNodeStore store, CommandAgent agent, NodeReporter reporter) {}
+    private record Hosted(String node, LedgerNodeStore store, CommandAgent agent, NodeReporter reporter) {}
 
     private final AgentServiceSettings settings;
     private final LongSupplier clockMillis;
     private final Map<String, Hosted> hosted = Collections.synchronizedMap(new LinkedHashMap<>());
-    private final Map<String, InMemoryNodeStore> stores = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, LedgerNodeStore> stores = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile RoutingView view;
     private volatile WeightedRouter router;
     private volatile LoadGenerator load;
@@ -96,7 +98,7 @@ public final class AgentService implements AutoCloseable {
         view = RoutingView.of(settings.cluster(), initialTable());
         for (String node : settings.nodes()) {
             createDirectory(node);
-            InMemoryNodeStore store = openStore(node);
+            LedgerNodeStore store = openStore(node);
             stores.put(node, store);
             CommandAgent agent = new CommandAgent(settings.agentSettings(node), new WeightIntoView(store, view), clockMillis);
             NodeReporter reporter = new NodeReporter(settings.reporterSettings(node), reporterProducer(node),
@@ -243,9 +245,10 @@ public final class AgentService implements AutoCloseable {
         }
     }
 
-    private InMemoryNodeStore openStore(String node) {
+    private LedgerNodeStore openStore(String node) {
         return switch (settings.store()) {
             case MEMORY -> new InMemoryNodeStore(node, settings.slotCount(), clockMillis, stores::get);
+            case ROCKSDB -> RocksDbNodeStore.open(settings.storeDir(node), node, settings.slotCount(), clockMillis, stores::get);
         };
     }
 
@@ -258,7 +261,7 @@ public final class AgentService implements AutoCloseable {
 
     /** The node's capacity from its store's bytes per slot; also the node's free ratio in the view. */
     private CapacitySnapshot capacityOf(String node) {
-        InMemoryNodeStore store = stores.get(node);
+        LedgerNodeStore store = stores.get(node);
         Map<Integer, Long> shards = new TreeMap<>(store.shardBytes());
         long used = shards.values().stream().mapToLong(Long::longValue).sum();
         long total = settings.capacityBytes();

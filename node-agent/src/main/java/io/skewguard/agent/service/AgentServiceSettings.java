@@ -181,7 +181,17 @@ public record AgentServiceSettings(
         return dataDir.resolve(node);
     }
 
-    /** The settings of {@code node}'s command agent: its state file is {@code <data-dir>/<node>/agent.state}. */
+    /** Where {@code node}'s RocksDB store lives: {@code <data-dir>/<node>/store}. */
+    public Path storeDir(String node) {
+        return nodeDir(node).resolve("store");
+    }
+
+    /** {@code node}'s state file: {@code <data-dir>/<node>/agent.state}. */
+    public Path stateFile(String node) {
+        return nodeDir(node).resolve("agent.state");
+    }
+
+    /** The settings of {@code node}'s command agent: its state file is {@link #stateFile}. */
     public AgentSettings agentSettings(String node) {
         // one map for the agent's consumer, producer and serdes (AgentSettings takes one): each client
         // ignores, with a warning, the keys only the other knows
@@ -189,7 +199,7 @@ public record AgentServiceSettings(
         settings.clientProperties(ClientType.CONSUMER).forEach((k, v) -> kafka.put(k.toString(), v));
         settings.clientProperties(ClientType.PRODUCER).forEach((k, v) -> kafka.put(k.toString(), v));
         kafka.putAll(serdeConfig());
-        return new AgentSettings(cluster, node, slotCount, topics, nodeDir(node).resolve("agent.state"), pollTimeout,
+        return new AgentSettings(cluster, node, slotCount, topics, stateFile(node), pollTimeout,
                 progressInterval, kafka);
     }
 
@@ -217,10 +227,13 @@ public record AgentServiceSettings(
 
     /** The kinds of store a hosted node can keep its keys in. */
     public enum StoreKind {
+        /** {@code RocksDbNodeStore} in {@code <data-dir>/<node>/store}: survives a kill. */
+        ROCKSDB,
+        /** {@code InMemoryNodeStore}: the keys are lost when the process ends (the state file is kept). */
         MEMORY;
 
         /** The store used unless told otherwise. */
-        public static final StoreKind DEFAULT = MEMORY;
+        public static final StoreKind DEFAULT = ROCKSDB;
 
         public String label() {
             return name().toLowerCase(Locale.ROOT);
