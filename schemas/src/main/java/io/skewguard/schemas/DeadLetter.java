@@ -8,7 +8,7 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
  * Where a dead-lettered record came from and why it was rejected, as carried in the headers of the
- * dead-letter topic (DESIGN.md section 7).
+ * dead-letter topic (docs/design.md §5).
  *
  * <p>The header names live here, in one place, so that every app writes them the same way and a
  * person (or a replay tool) can read any app's dead letters. Values are UTF-8 text, numbers in

@@ -5,7 +5,7 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * The default topic names of DESIGN.md section 8, under one configurable prefix.
+ * The default topic names (docs/design.md §4), under one configurable prefix.
  *
  * <p>Every app derives its topic names from one instance of this record so that a deployment that
  * shares a Kafka cluster with others (prefix {@code "team-a.skew."}) or runs side by side with a
@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
  */
 public record Topics(String prefix) {
 
-  /** The prefix of DESIGN.md section 8. */
+  /** The default prefix (docs/design.md §4). */
   public static final String DEFAULT_PREFIX = "skew.";
 
   private static final Pattern LEGAL = Pattern.compile("[a-zA-Z0-9._-]*");
@@ -85,7 +85,7 @@ public record Topics(String prefix) {
     return prefix + "dlq";
   }
 
-  /** Every topic, in the order of DESIGN.md section 8; handy for creating them all at start-up. */
+  /** Every topic, in the order of docs/design.md §4.1; handy for creating them all at start-up. */
   public List<String> all() {
     return List.of(
         nodeWrites(),

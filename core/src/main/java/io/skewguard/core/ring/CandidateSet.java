@@ -5,7 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The candidate set of a slot: distinct node indexes, anchor first (DESIGN §2). A write for the slot
+ * The candidate set of a slot: distinct node indexes, anchor first (docs/design.md §3.2). A write for the slot
  * goes to one of these nodes, chosen by {@link WeightedPick}.
  *
  * <p>Immutable: the array is copied in, and {@link #nodes()} returns a copy. Hot paths read it with

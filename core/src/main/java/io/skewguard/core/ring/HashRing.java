@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Consistent-hash ring with virtual nodes (DESIGN §2).
+ * Consistent-hash ring with virtual nodes (docs/design.md §3.1).
  *
  * <p><b>Points.</b> A node with ring weight {@code w} gets {@code max(1, round(vnodesPerUnit * w))}
  * points (150 per unit by default); point {@code i} of node {@code id} sits at
@@ -36,7 +36,7 @@ import java.util.Objects;
  */
 public final class HashRing {
 
-    /** Virtual points per unit of ring weight (DESIGN §2). */
+    /** Virtual points per unit of ring weight (docs/design.md §3.1). */
     public static final int DEFAULT_VNODES_PER_UNIT = 150;
 
     private static final LongHashFunction XX3 = LongHashFunction.xx3();

@@ -3,7 +3,7 @@ package io.skewguard.core.ring;
 import net.openhft.hashing.LongHashFunction;
 
 /**
- * Deterministic weighted rendezvous among a candidate set: the write placement of DESIGN §2.
+ * Deterministic weighted rendezvous among a candidate set: the write placement of docs/design.md §3.3.
  *
  * <p><b>Formula.</b> For key hash {@code k} and candidate node {@code j} with seed {@code s_j}
  * ({@link NodeIndex#seed(int)}, {@code xxh3(id)}) and effective weight {@code e_j = w_j × freeRatio_j}:

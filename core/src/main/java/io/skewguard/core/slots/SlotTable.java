@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The slot table (DESIGN §2): S slots, each with its candidate set, and a {@code routingEpoch} that
+ * The slot table (docs/design.md §3.2): S slots, each with its candidate set, and a {@code routingEpoch} that
  * grows by one on every change.
  *
  * <p><b>Slots.</b> {@code slot(key) = xxh3(key) mod S}. S is a power of two, so this is
@@ -32,11 +32,11 @@ import java.util.Objects;
  */
 public final class SlotTable {
 
-    /** DESIGN §2: S = 256 by default. */
+    /** docs/design.md §3.2: S = 256 by default. */
     public static final int DEFAULT_SLOT_COUNT = 256;
-    /** DESIGN §2: S at most 4096. */
+    /** docs/design.md §3.2: S at most 4096. */
     public static final int MAX_SLOT_COUNT = 4096;
-    /** DESIGN §2: candidate sets of m = 8 nodes by default (fewer when the ring has fewer). */
+    /** docs/design.md §3.2: candidate sets of m = 8 nodes by default (fewer when the ring has fewer). */
     public static final int DEFAULT_CANDIDATES = 8;
 
     private final NodeIndex nodes;

@@ -108,7 +108,7 @@ public record DemoSettings(
         return "skewguard-demo-" + runId + "-" + app;
     }
 
-    /** Detector window: four ticks, well under the cooldown as DESIGN.md §3 asks. */
+    /** Detector window: four ticks, well under the cooldown as docs/design.md §6.3 asks. */
     public long windowMillis() {
         return 4 * stepMillis();
     }

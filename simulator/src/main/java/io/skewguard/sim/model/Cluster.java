@@ -22,7 +22,7 @@ import java.util.SplittableRandom;
  *
  * <p><b>Writes.</b> A step writes {@code rate × step} bytes; slot s gets its heat share of them
  * (× log-normal noise), split over its candidate set in proportion to
- * {@code w × freeRatio} (DESIGN.md §2) — the expected outcome of {@link WeightedPick} over the slot's
+ * {@code w × freeRatio} (docs/design.md §3.3) — the expected outcome of {@link WeightedPick} over the slot's
  * keys. The sampled keys go through {@link WeightedPick#pick} itself.
  *
  * <p><b>Moves.</b> Data changes place only through the methods below, each counting what it moves:

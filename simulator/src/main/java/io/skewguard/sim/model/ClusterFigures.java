@@ -4,7 +4,7 @@ package io.skewguard.sim.model;
  * What is measured at one step, over the live nodes.
  *
  * @param heatGini Gini of per-node heat (bytes written this step) divided by capacity share,
- *     idle nodes with 0 (DESIGN.md §3)
+ *     idle nodes with 0 (docs/design.md §6.1)
  * @param capacityCv population CV of node utilisation (used / total)
  * @param gap highest minus lowest node utilisation
  * @param targetUtilisation cluster used / cluster total: the utilisation every node would have in balance

@@ -4,7 +4,7 @@ import io.skewguard.core.ring.CandidateSet;
 import io.skewguard.core.ring.HashRing;
 
 /**
- * A hot spot: one shard's write rate × k from its start on (DESIGN.md §9). The shard is (slot s, the
+ * A hot spot: one shard's write rate × k from its start on (docs/design.md §10). The shard is (slot s, the
  * candidate of s taking most of its writes then); the extra writes, {@code (k − 1)} times that
  * shard's write share of the cluster, come from {@value #KEYS} hot keys of slot s that the writers'
  * pick places on that node at the start. Every step each hot key's share goes to whichever candidate

@@ -8,7 +8,7 @@ import java.util.SplittableRandom;
 import java.util.stream.IntStream;
 
 /**
- * The placement table of the second seed (DESIGN §9): how many keys move when a cluster of 5 nodes
+ * The placement table of the second seed (docs/design.md §10): how many keys move when a cluster of 5 nodes
  * grows to 6 or shrinks to 4, and how evenly the keys spread afterwards, for {@code hash mod N}, a bare
  * ring (one point per node) and a ring with virtual nodes.
  *

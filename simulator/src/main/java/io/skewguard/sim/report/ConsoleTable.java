@@ -7,7 +7,7 @@ import java.util.Locale;
 import java.util.function.Function;
 
 /**
- * The final aligned text table: one row per figure, the paper's value (DESIGN.md §9) and then one
+ * The final aligned text table: one row per figure, the paper's value (docs/design.md §10) and then one
  * column per policy, followed by the policies' notes.
  */
 public final class ConsoleTable {

@@ -1,6 +1,6 @@
 package io.skewguard.sim.report;
 
-/** DESIGN.md §9: the figures of the paper's production study, as printed next to ours. */
+/** docs/design.md §10: the figures of the paper's production study, as printed next to ours. */
 final class PaperFigures {
 
     private PaperFigures() {}

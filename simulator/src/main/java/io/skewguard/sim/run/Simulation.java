@@ -31,7 +31,7 @@ public final class Simulation {
     private static final Logger LOG = LoggerFactory.getLogger(Simulation.class);
     private static final long DAY = 86_400_000L;
     private static final long HOUR = 3_600_000L;
-    /** DESIGN.md §9: the hot spot counts as recovered when the heat Gini is back under this. */
+    /** docs/design.md §10: the hot spot counts as recovered when the heat Gini is back under this. */
     public static final double HOTSPOT_RECOVERED = 0.25;
     /** The hot spot counts as absorbed when the heat Gini is back within this of its mean over the hour before. */
     public static final double SETTLED_MARGIN = 0.02;

@@ -1,5 +1,6 @@
 package io.skewguard.sim.scenario;
 
+import io.skewguard.runtime.settings.Durations;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -37,7 +38,6 @@ public final class ScenarioParser {
     private static final Set<String> EVENT_FIELDS = Set.of(
             "at", "type", "node", "capacity", "rack", "ringWeight", "slot", "factor");
     private static final Pattern SIZE = Pattern.compile("([0-9]+(?:\\.[0-9]+)?)\\s*([KMGTPE]i?B|B)?");
-    private static final Pattern DURATION = Pattern.compile("([0-9]+(?:\\.[0-9]+)?)\\s*(ms|s|m|h|d|w)");
 
     private final String file;
     private final Map<String, Entry> entries = new LinkedHashMap<>();
@@ -498,7 +498,7 @@ public final class ScenarioParser {
         return Math.round(bytes);
     }
 
-    /** A duration in milliseconds: {@code 42d}, {@code 2m}, {@code 1.5h}, {@code 500ms}, {@code 2w}. */
+    /** A duration in milliseconds, in the one duration syntax of every setting ({@link Durations}: {@code 42d}, {@code 1.5h}, {@code 2w}, {@code PT1M}). */
     private long duration(String key, long fallback) {
         Entry e = entries.get(key);
         if (e == null) {
@@ -507,20 +507,11 @@ public final class ScenarioParser {
         if (e.value().startsWith("-")) {
             throw error(e.line(), "negative duration " + e.value() + " for " + key);
         }
-        Matcher m = DURATION.matcher(e.value());
-        if (!m.matches()) {
-            throw error(e.line(), key + " must be a duration like 42d, 6h, 2m, 30s, was '" + e.value() + "'");
+        try {
+            return Durations.parse(e.value()).toMillis();
+        } catch (IllegalArgumentException bad) {
+            throw error(e.line(), key + ": " + bad.getMessage());
         }
-        double number = Double.parseDouble(m.group(1));
-        long unit = switch (m.group(2)) {
-            case "ms" -> 1L;
-            case "s" -> 1_000L;
-            case "m" -> 60_000L;
-            case "h" -> 3_600_000L;
-            case "d" -> 86_400_000L;
-            default -> 604_800_000L;
-        };
-        return Math.round(number * unit);
     }
 
     private ScenarioException error(int line, String reason) {

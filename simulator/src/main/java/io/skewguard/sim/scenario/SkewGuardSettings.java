@@ -1,7 +1,7 @@
 package io.skewguard.sim.scenario;
 
 /**
- * SkewGuard's parameters in a scenario; defaults from DESIGN.md §3–§5.
+ * SkewGuard's parameters in a scenario; defaults from docs/design.md §6–§8.
  *
  * @param heatThreshold heat-Gini alert threshold (0.40)
  * @param capacityThreshold capacity-CV alert threshold (0.25)

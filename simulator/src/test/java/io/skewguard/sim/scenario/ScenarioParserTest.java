@@ -111,7 +111,8 @@ class ScenarioParserTest {
     @Test
     void badValuesSayWhatIsExpected() {
         assertThat(failure(MINIMAL + "slots = 300\n").reason()).contains("power of two");
-        assertThat(failure(MINIMAL + "step = soon\n").reason()).contains("duration like");
+        assertThat(failure(MINIMAL + "step = soon\n").reason()).contains("step: 'soon' is not a duration").contains("500ms");
+        assertThat(failure(MINIMAL + "step = 120\n").reason()).contains("has no unit");
         assertThat(failure(MINIMAL + "policies = none, magic\n").reason()).contains("unknown policy 'magic'");
         assertThat(failure(MINIMAL + "heat = lumpy\n").reason()).contains("unknown heat 'lumpy'");
         assertThat(failure(MINIMAL + "this line has no equals\n").reason()).contains("expected 'key = value'");

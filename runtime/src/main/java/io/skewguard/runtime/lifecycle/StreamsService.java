@@ -1,0 +1,189 @@
+package io.skewguard.runtime.lifecycle;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Kafka Streams application as a {@link Service}: the one place where SkewGuard creates, starts and
+ * closes a {@link KafkaStreams}.
+ *
+ * <ul>
+ *   <li>The state listener and the uncaught-exception handler are set before
+ *       {@link KafkaStreams#start()} (Kafka Streams refuses a state listener afterwards).</li>
+ *   <li>A stream thread that dies is replaced as the {@link ThreadReplacementPolicy} allows; past
+ *       its limit the client shuts down and the service reports the thread's exception as its
+ *       {@link #failure()}, so that the process exits and its supervisor restarts it cleanly.</li>
+ *   <li>It is {@link #ready()} once Kafka Streams has reached RUNNING, and stays ready through
+ *       later rebalances (they are routine, not a reason to fail a health check).</li>
+ *   <li>ERROR, or a shutdown nobody asked for, is a failure.</li>
+ *   <li>{@link #close(Duration)} commits and leaves the consumer group, so that the partitions move
+ *       to the other instances at once instead of after the session timeout. Kafka Streams 4.1's
+ *       {@code CloseOptions.leaveGroup(true)} does that only for static members (it removes them
+ *       through the admin client); its stream threads' consumers are configured not to leave on
+ *       close, so a dynamic member would stay until its session expired. The service therefore
+ *       sets the main consumer's {@value #LEAVE_GROUP_ON_CLOSE} to true unless the caller set it:
+ *       every stream thread's consumer then leaves on close, including that of a thread being
+ *       replaced, whose successor no longer waits for the session timeout either.</li>
+ * </ul>
+ *
+ * <p>The {@link KafkaStreams} is created by {@link #start()}, so a service that never starts holds
+ * no clients and no state-directory lock.
+ */
+public final class StreamsService implements Service {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StreamsService.class);
+
+    /** The consumer's (internal) setting that makes {@code close()} send a LeaveGroup request. */
+    static final String LEAVE_GROUP_ON_CLOSE = "internal.leave.group.on.close";
+
+    private final String name;
+    private final Topology topology;
+    private final Properties properties;
+    private final ThreadReplacementPolicy policy;
+    private final Clock clock;
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private volatile KafkaStreams streams;
+    private volatile boolean reachedRunning;
+    private volatile boolean closing;
+    private Boolean closed;
+
+    /** A service with {@link ThreadReplacementPolicy#defaults()}. */
+    public StreamsService(String name, Topology topology, Properties properties) {
+        this(name, topology, properties, ThreadReplacementPolicy.defaults(), Clock.systemUTC());
+    }
+
+    public StreamsService(String name, Topology topology, Properties properties, ThreadReplacementPolicy policy,
+                          Clock clock) {
+        this.name = Objects.requireNonNull(name, "name");
+        this.topology = Objects.requireNonNull(topology, "topology");
+        this.properties = new Properties();
+        this.properties.putAll(Objects.requireNonNull(properties, "properties"));
+        if (!this.properties.containsKey(StreamsConfig.consumerPrefix(LEAVE_GROUP_ON_CLOSE))
+                && !this.properties.containsKey(StreamsConfig.mainConsumerPrefix(LEAVE_GROUP_ON_CLOSE))) {
+            this.properties.put(StreamsConfig.mainConsumerPrefix(LEAVE_GROUP_ON_CLOSE), "true");
+        }
+        this.policy = Objects.requireNonNull(policy, "policy");
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public synchronized void start() {
+        if (streams != null) {
+            throw new IllegalStateException(name + " was already started");
+        }
+        if (closed != null) {
+            throw new IllegalStateException(name + " was closed before it started");
+        }
+        KafkaStreams s = new KafkaStreams(topology, properties);
+        s.setStateListener(this::onStateChange);
+        s.setUncaughtExceptionHandler(this::onThreadFailure);
+        streams = s;
+        s.start();
+    }
+
+    private void onStateChange(KafkaStreams.State now, KafkaStreams.State before) {
+        LOG.info("{}: Kafka Streams {} -> {}", name, before, now);
+        switch (now) {
+            case RUNNING -> reachedRunning = true;
+            case PENDING_ERROR, ERROR -> fail(new IllegalStateException(name + ": Kafka Streams went to " + now));
+            case PENDING_SHUTDOWN, NOT_RUNNING -> {
+                if (!closing) {
+                    fail(new IllegalStateException(name + ": Kafka Streams shut down by itself (" + now + ")"));
+                }
+            }
+            default -> {
+                // CREATED, REBALANCING: nothing to report
+            }
+        }
+    }
+
+    private StreamThreadExceptionResponse onThreadFailure(Throwable e) {
+        ThreadReplacementPolicy.Decision decision = policy.decide(clock.instant());
+        if (decision == ThreadReplacementPolicy.Decision.REPLACE) {
+            LOG.warn("{}: a stream thread failed; replacing it ({} of {} replacements within {} used)", name,
+                    policy.replacementsWithinWindow(clock.instant()), policy.maxReplacements(), policy.window(), e);
+            return StreamThreadExceptionResponse.REPLACE_THREAD;
+        }
+        LOG.error("{}: a stream thread failed after {} replacements within {}; shutting Kafka Streams down, "
+                + "the process will exit", name, policy.maxReplacements(), policy.window(), e);
+        fail(e);
+        return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+    }
+
+    private void fail(Throwable e) {
+        // the first reason wins: the thread's exception says more than the ERROR state it leads to
+        failure.compareAndSet(null, e);
+    }
+
+    @Override
+    public boolean ready() {
+        KafkaStreams s = streams;
+        return s != null && reachedRunning && failure.get() == null && !closing
+                && s.state().isRunningOrRebalancing();
+    }
+
+    @Override
+    public Optional<Throwable> failure() {
+        return Optional.ofNullable(failure.get());
+    }
+
+    /**
+     * The running {@link KafkaStreams}, for its state, metrics and interactive queries.
+     *
+     * @throws IllegalStateException before {@link #start()}
+     */
+    public KafkaStreams streams() {
+        KafkaStreams s = streams;
+        if (s == null) {
+            throw new IllegalStateException(name + " has not been started");
+        }
+        return s;
+    }
+
+    /** The properties Kafka Streams is created with (a copy). */
+    Properties properties() {
+        Properties copy = new Properties();
+        copy.putAll(properties);
+        return copy;
+    }
+
+    @Override
+    public synchronized boolean close(Duration timeout) {
+        if (closed != null) {
+            return closed;
+        }
+        closing = true;
+        KafkaStreams s = streams;
+        if (s == null) {
+            closed = true;
+            return true;
+        }
+        boolean inTime = s.close(new KafkaStreams.CloseOptions().leaveGroup(true).timeout(timeout));
+        if (!inTime) {
+            LOG.warn("{}: Kafka Streams did not close within {} (state {})", name, timeout, s.state());
+        }
+        closed = inTime;
+        return inTime;
+    }
+
+    @Override
+    public String toString() {
+        KafkaStreams s = streams;
+        return "StreamsService{" + name + ", " + (s == null ? "not started" : s.state()) + ", " + policy + "}";
+    }
+}
