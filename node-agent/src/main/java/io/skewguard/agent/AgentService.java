@@ -14,6 +14,7 @@ import io.skewguard.agent.store.NodeStore;
 import io.skewguard.core.ring.HashRing;
 import io.skewguard.core.ring.Node;
 import io.skewguard.core.slots.SlotTable;
+import io.skewguard.runtime.lifecycle.Service;
 import io.skewguard.runtime.settings.ClientType;
 import io.skewguard.schemas.NodeWeight;
 import java.io.IOException;
@@ -53,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * close, the agents stop (their last offsets committed, state files saved as they went), the router
  * stops, the stores close.
  */
-public final class AgentService implements AutoCloseable {
+public final class AgentService implements Service, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(AgentService.class);
 
@@ -75,6 +76,7 @@ public final class AgentService implements AutoCloseable {
     }
 
     /** {@code agents[n1,n2]}. */
+    @Override
     public String name() {
         return "agents" + settings.nodes();
     }
@@ -90,6 +92,7 @@ public final class AgentService implements AutoCloseable {
      *
      * @throws io.skewguard.agent.state.StateFileException if a state file is corrupt or another node's
      */
+    @Override
     public synchronized void start() {
         if (view != null) {
             throw new IllegalStateException(name() + " already started");
@@ -127,6 +130,7 @@ public final class AgentService implements AutoCloseable {
     }
 
     /** Whether the router has loaded the tables and every agent runs. */
+    @Override
     public boolean ready() {
         WeightedRouter r = router;
         if (r == null || closed != null) {
@@ -144,6 +148,7 @@ public final class AgentService implements AutoCloseable {
     }
 
     /** Why a part stopped for good: an agent's loop ended (a failed send, a broken state file), or the load failed. */
+    @Override
     public Optional<Throwable> failure() {
         List<Hosted> nodes;
         synchronized (hosted) {
@@ -192,6 +197,7 @@ public final class AgentService implements AutoCloseable {
      * Stops everything in order (see the class comment); safe in any state and idempotent. True if
      * every part closed without an error.
      */
+    @Override
     public synchronized boolean close(Duration timeout) {
         if (closed != null) {
             return closed;

@@ -92,6 +92,7 @@ class AgentKillIT {
         s.put("bootstrap.servers", KAFKA.bootstrapServers());
         s.put("schema.registry.url", registry.httpUrl());
         s.put("topic-prefix", topics.prefix());
+        s.put("create-topics", "true");
         s.put("cluster", Commands.CLUSTER);
         s.put("nodes", "n1,n2");
         s.put("data-dir", dir.resolve("data").toString());

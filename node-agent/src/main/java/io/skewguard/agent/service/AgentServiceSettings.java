@@ -134,7 +134,7 @@ public record AgentServiceSettings(
             .add(Setting.integer(VALUE_BYTES, 1000, "Load generator: size of each value written, in bytes.")
                     .validatedBy(Validator.between(0, 16 << 20)))
             .add(Setting.longInteger(SEED, 1, "Load generator: seed of its draws (which slots are hot, which keys)."))
-            .add(CommonSettings.healthPort(), CommonSettings.healthHost())
+            .add(CommonSettings.healthPort(), CommonSettings.healthHost(), CommonSettings.createTopics())
             .add(Setting.duration(CLOSE_TIMEOUT, "30s", "How long the orderly stop (flush, commit, close) may take.")
                     .validatedBy(Validator.positive()))
             .fixes("enable.auto.commit", "false",
