@@ -8,6 +8,12 @@ import io.skewguard.schemas.WeightCommand;
 import io.skewguard.schemas.WriteEvent;
 import io.skewguard.schemas.serde.SchemaRegistrySerde;
 import io.skewguard.testkit.KafkaBrokerExtension;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,7 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code skewguard agent} as its own process: two nodes, the load on, reports out, weights obeyed, SIGTERM. */
+/** {@code skewguard agent} as its own process: two nodes, the load on, reports out, weights obeyed, ready, SIGTERM. */
 class AgentProcessIT {
 
     @RegisterExtension
@@ -51,6 +57,9 @@ class AgentProcessIT {
                 topics.dlq(), topics.nodeWrites(), topics.nodeCapacity());
         KAFKA.broker().createCompactedTopics(1, topics.nodeWeights(), topics.slotTable());
         registry = new HttpRegistry();
+        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            healthPort = free.getLocalPort();
+        }
         Map<String, Object> serde = Map.of("schema.registry.url", registry.mockUrl());
         writes = SchemaRegistrySerde.of(WriteEvent.class, serde, false);
         capacity = SchemaRegistrySerde.of(CapacityEvent.class, serde, false);
@@ -64,6 +73,8 @@ class AgentProcessIT {
         weights.close();
         registry.close();
     }
+
+    private int healthPort;
 
     private Map<String, String> settings() {
         Map<String, String> s = new HashMap<>();
@@ -83,6 +94,7 @@ class AgentProcessIT {
         s.put("heat-skew", "0.5");
         s.put("key-space", "50000");
         s.put("value-bytes", "100");
+        s.put("health-port", Integer.toString(healthPort));
         return s;
     }
 
@@ -97,7 +109,7 @@ class AgentProcessIT {
     }
 
     @Test
-    void bothNodesReportWritesAndCapacityAWeightCommandMovesNewWritesAndSigtermExitsZero() throws Exception {
+    void bothNodesReportWritesAndCapacityAWeightCommandMovesNewWritesItIsReadyAndSigtermExitsZero() throws Exception {
         try (AgentProcess agent = AgentProcess.start(settings(), dir.resolve("agent.properties"), dir.resolve("agent.log"))) {
             List<WriteEvent> before = writesUntil(es -> ops(es, "n1", e -> true) >= WRITES_COUNTED
                     && ops(es, "n2", e -> true) >= WRITES_COUNTED);
@@ -130,6 +142,19 @@ class AgentProcessIT {
             assertThat(shareBefore).as("n1's share of the writes before").isBetween(0.4, 0.6);
             assertThat(shareAfter).as("n1's share of the writes after its weight fell to 0.5 and n2's rose to 2.0")
                     .isBetween(0.1, 0.3);
+
+            HttpClient http = HttpClient.newHttpClient();
+            HttpRequest ready = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + healthPort + "/ready")).build();
+            agent.await(() -> {
+                try {
+                    return http.send(ready, HttpResponse.BodyHandlers.ofString()).statusCode() == 200;
+                } catch (java.io.IOException e) {
+                    return false;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }, "GET /ready answers 200");
 
             assertThat(agent.terminate()).as("exit code after SIGTERM; output:\n%s", agent.output()).isZero();
             assertThat(agent.output()).contains("shutdown signal received").contains("closed").doesNotContain("ERROR");
