@@ -1,0 +1,169 @@
+package io.skewguard.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.skewguard.schemas.CapacityEvent;
+import io.skewguard.schemas.Topics;
+import io.skewguard.schemas.WeightCommand;
+import io.skewguard.schemas.WriteEvent;
+import io.skewguard.schemas.serde.SchemaRegistrySerde;
+import io.skewguard.testkit.KafkaBrokerExtension;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code skewguard agent} as its own process: two nodes, the load on, reports out, weights obeyed, ready, SIGTERM. */
+class AgentProcessIT {
+
+    @RegisterExtension
+    static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+
+    /** Writes of the weight test counted on each side of the weight change. */
+    private static final long WRITES_COUNTED = 3000;
+
+    @TempDir
+    Path dir;
+
+    private final Topics topics = new Topics("agent-proc.");
+    private HttpRegistry registry;
+    private SchemaRegistrySerde<WriteEvent> writes;
+    private SchemaRegistrySerde<CapacityEvent> capacity;
+    private SchemaRegistrySerde<WeightCommand> weights;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        KAFKA.broker().createTopics(3, topics.weightCommands(), topics.migrationCommands(), topics.migrationStatus(),
+                topics.dlq(), topics.nodeWrites(), topics.nodeCapacity());
+        KAFKA.broker().createCompactedTopics(1, topics.nodeWeights(), topics.slotTable());
+        registry = new HttpRegistry();
+        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            healthPort = free.getLocalPort();
+        }
+        Map<String, Object> serde = Map.of("schema.registry.url", registry.mockUrl());
+        writes = SchemaRegistrySerde.of(WriteEvent.class, serde, false);
+        capacity = SchemaRegistrySerde.of(CapacityEvent.class, serde, false);
+        weights = SchemaRegistrySerde.of(WeightCommand.class, serde, false);
+    }
+
+    @AfterEach
+    void tearDown() {
+        writes.close();
+        capacity.close();
+        weights.close();
+        registry.close();
+    }
+
+    private int healthPort;
+
+    private Map<String, String> settings() {
+        Map<String, String> s = new HashMap<>();
+        s.put("bootstrap.servers", KAFKA.bootstrapServers());
+        s.put("schema.registry.url", registry.httpUrl());
+        s.put("topic-prefix", topics.prefix());
+        s.put("create-topics", "true");
+        s.put("cluster", Commands.CLUSTER);
+        s.put("nodes", "n1,n2");
+        s.put("data-dir", dir.resolve("data").toString());
+        s.put("store", "memory");
+        s.put("slot-count", "16");
+        s.put("poll-timeout", "100ms");
+        s.put("flush-interval", "200ms");
+        s.put("capacity-interval", "300ms");
+        s.put("write-load", "1000");
+        s.put("heat-skew", "0.5");
+        s.put("key-space", "50000");
+        s.put("value-bytes", "100");
+        s.put("health-port", Integer.toString(healthPort));
+        return s;
+    }
+
+    private List<WriteEvent> writesUntil(Predicate<List<WriteEvent>> done) {
+        return KAFKA.broker().consumeUntil(topics.nodeWrites(), new StringDeserializer(), writes.deserializer(),
+                rs -> done.test(rs.stream().map(ConsumerRecord::value).toList()), AgentProcess.WAIT)
+                .stream().map(ConsumerRecord::value).toList();
+    }
+
+    private static long ops(List<WriteEvent> events, String node, Predicate<WriteEvent> which) {
+        return events.stream().filter(e -> e.getNode().equals(node)).filter(which).mapToLong(WriteEvent::getOps).sum();
+    }
+
+    @Test
+    void bothNodesReportWritesAndCapacityAWeightCommandMovesNewWritesItIsReadyAndSigtermExitsZero() throws Exception {
+        try (AgentProcess agent = AgentProcess.start(settings(), dir.resolve("agent.properties"), dir.resolve("agent.log"))) {
+            List<WriteEvent> before = writesUntil(es -> ops(es, "n1", e -> true) >= WRITES_COUNTED
+                    && ops(es, "n2", e -> true) >= WRITES_COUNTED);
+            assertThat(before).allSatisfy(e -> assertThat(e.getCluster()).isEqualTo(Commands.CLUSTER));
+            List<CapacityEvent> reports = KAFKA.broker().consumeUntil(topics.nodeCapacity(), new StringDeserializer(),
+                    capacity.deserializer(), rs -> rs.stream().map(ConsumerRecord::value)
+                            .filter(c -> c.getUsedBytes() > 0).map(CapacityEvent::getNode).distinct().count() == 2,
+                    AgentProcess.WAIT).stream().map(ConsumerRecord::value).toList();
+            assertThat(reports).extracting(CapacityEvent::getNode).contains("n1", "n2");
+            assertThat(reports).allSatisfy(c -> assertThat(c.getTotalBytes()).isEqualTo(1L << 40));
+
+            // n1 down to the lowest weight factor, n2 up to the highest: n1's share drops from ~1/2 to ~1/5
+            try (KafkaProducer<String, byte[]> producer = KAFKA.broker().producer(new StringSerializer(), new ByteArraySerializer())) {
+                for (WeightCommand c : List.of(Commands.weight("n1", 1, 0.5), Commands.weight("n2", 1, 2.0))) {
+                    producer.send(new ProducerRecord<>(topics.weightCommands(), c.getNode(),
+                            weights.serializer().serialize(topics.weightCommands(), c)));
+                }
+                producer.flush();
+            }
+            Path data = dir.resolve("data");
+            agent.await(() -> AgentProcess.appliedWeightEpoch(data.resolve("n1/agent.state")) == 1
+                    && AgentProcess.appliedWeightEpoch(data.resolve("n2/agent.state")) == 1, "both weights are applied");
+            // events flushed one flush interval after this hold only writes made after the change
+            Instant after = Instant.now().plusMillis(400);
+            List<WriteEvent> all = writesUntil(es -> ops(es, "n1", e -> e.getEventTime().isAfter(after))
+                    + ops(es, "n2", e -> e.getEventTime().isAfter(after)) >= WRITES_COUNTED);
+
+            double shareBefore = share(before, e -> true);
+            double shareAfter = share(all, e -> e.getEventTime().isAfter(after));
+            assertThat(shareBefore).as("n1's share of the writes before").isBetween(0.4, 0.6);
+            assertThat(shareAfter).as("n1's share of the writes after its weight fell to 0.5 and n2's rose to 2.0")
+                    .isBetween(0.1, 0.3);
+
+            HttpClient http = HttpClient.newHttpClient();
+            HttpRequest ready = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + healthPort + "/ready")).build();
+            agent.await(() -> {
+                try {
+                    return http.send(ready, HttpResponse.BodyHandlers.ofString()).statusCode() == 200;
+                } catch (java.io.IOException e) {
+                    return false;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }, "GET /ready answers 200");
+
+            assertThat(agent.terminate()).as("exit code after SIGTERM; output:\n%s", agent.output()).isZero();
+            assertThat(agent.output()).contains("shutdown signal received").contains("closed").doesNotContain("ERROR");
+        }
+    }
+
+    private static double share(List<WriteEvent> events, Predicate<WriteEvent> which) {
+        double n1 = ops(events, "n1", which);
+        double n2 = ops(events, "n2", which);
+        return n1 / (n1 + n2);
+    }
+}

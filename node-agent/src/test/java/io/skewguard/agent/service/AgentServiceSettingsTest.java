@@ -1,0 +1,76 @@
+package io.skewguard.agent.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.skewguard.agent.AgentSettings;
+import io.skewguard.runtime.settings.SettingsException;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class AgentServiceSettingsTest {
+
+    private static Map<String, String> minimal() {
+        Map<String, String> m = new HashMap<>();
+        m.put("cluster", "eu-1");
+        m.put("nodes", "n1, n2");
+        m.put("data-dir", "/var/lib/agent");
+        return m;
+    }
+
+    private static AgentServiceSettings of(Map<String, String> values) {
+        return AgentServiceSettings.from(AgentServiceSettings.MODEL.with(values));
+    }
+
+    @Test
+    void eachNodeKeepsItsStoreAndStateFileInItsOwnDirectoryUnderDataDir() {
+        AgentServiceSettings s = of(minimal());
+        assertThat(s.nodes()).containsExactly("n1", "n2");
+        assertThat(s.store()).isEqualTo(AgentServiceSettings.StoreKind.ROCKSDB);
+        assertThat(s.storeDir("n2")).isEqualTo(Path.of("/var/lib/agent/n2/store"));
+        assertThat(s.stateFile("n2")).isEqualTo(Path.of("/var/lib/agent/n2/agent.state"));
+        AgentSettings agent = s.agentSettings("n2");
+        assertThat(agent.stateFile()).isEqualTo(s.stateFile("n2"));
+        assertThat(agent.node()).isEqualTo("n2");
+        assertThat(agent.kafka()).containsEntry("bootstrap.servers", "localhost:9092")
+                .containsEntry("schema.registry.url", "http://localhost:8081")
+                .containsEntry("isolation.level", "read_committed").containsEntry("enable.auto.commit", "false");
+        assertThat(s.ringNodes()).containsExactly("n1", "n2");
+        assertThat(s.writeLoad()).isZero();
+    }
+
+    @Test
+    void clusterNodesAndDataDirAreRequired() {
+        for (String key : new String[] {"cluster", "nodes", "data-dir"}) {
+            Map<String, String> m = minimal();
+            m.remove(key);
+            assertThatThrownBy(() -> of(m)).isInstanceOf(SettingsException.class).hasMessageStartingWith(key + " is required");
+        }
+    }
+
+    @Test
+    void badNodeListsAndStoresAreRefusedNamingTheSetting() {
+        Map<String, String> twice = minimal();
+        twice.put("nodes", "n1,n1");
+        assertThatThrownBy(() -> of(twice)).hasMessageStartingWith("nodes: n1,n1 is not allowed");
+        Map<String, String> path = minimal();
+        path.put("nodes", "n1,../n2");
+        assertThatThrownBy(() -> of(path)).isInstanceOf(SettingsException.class).hasMessageContaining("'../n2'");
+        Map<String, String> store = minimal();
+        store.put("store", "disk");
+        assertThatThrownBy(() -> of(store)).hasMessageContaining("one of rocksdb, memory");
+        Map<String, String> slots = minimal();
+        slots.put("slot-count", "100");
+        assertThatThrownBy(() -> of(slots)).hasMessageContaining("a power of two");
+    }
+
+    @Test
+    void aKafkaKeyTheAgentFixesCannotBeGivenAnotherValue() {
+        Map<String, String> m = minimal();
+        m.put("isolation.level", "read_uncommitted");
+        assertThatThrownBy(() -> of(m)).isInstanceOf(SettingsException.class)
+                .hasMessageContaining("uncommitted rows must not route writes");
+    }
+}
