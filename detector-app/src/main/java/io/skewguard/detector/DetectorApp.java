@@ -33,7 +33,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "detector", mixinStandardHelpOptions = true, version = "skewguard detector 0.1.0",
         subcommands = ReplayCommand.class, modelTransformer = DetectorApp.Flags.class,
         description = {
-            "Detects write-heat and capacity skew per cluster (docs/design.md section 3): reads <prefix>node-writes and "
+            "Detects write-heat and capacity skew per cluster (docs/design.md §6): reads <prefix>node-writes and "
                     + "<prefix>node-capacity, writes <prefix>reports every tick, <prefix>alerts on every alert "
                     + "transition and bad input to <prefix>dlq. Runs until SIGTERM or Ctrl-C, then stops in order "
                     + "and exits 0; exits 1 if it cannot start or a stage fails, 2 on a bad setting."

@@ -91,7 +91,7 @@ public record DetectorSettings(
 
     public static final String DEFAULT_APPLICATION_ID = "skewguard-detector";
 
-    /** Every setting of the detector (docs/design.md §3, §7, §8 give the reasons for the defaults). */
+    /** Every setting of the detector (docs/design.md §6.3, §5, §4 give the reasons for the defaults). */
     public static final SettingsModel MODEL = SettingsModel.builder("detector")
             .description("Detects write-heat and capacity skew per cluster: reads <prefix>node-writes and "
                     + "<prefix>node-capacity, writes <prefix>reports every tick, <prefix>alerts on every alert "

@@ -19,7 +19,7 @@ import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.state.Stores;
 
 /**
- * Wiring of the detector's stage two (DESIGN.md §3); the thinking is in {@link ClusterProcessor}
+ * Wiring of the detector's stage two (docs/design.md §6); the thinking is in {@link ClusterProcessor}
  * and the policy package. Stage one is not part of this topology: it is {@link IngestBuffer}, run
  * by {@link IngestLoop} (plain clients, exactly-once) in the app and by the replay harness directly.
  *

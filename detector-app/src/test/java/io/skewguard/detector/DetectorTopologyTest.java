@@ -25,7 +25,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The detector topology end to end through TopologyTestDriver, with the DESIGN.md defaults. */
+/** The detector topology end to end through TopologyTestDriver, with the defaults of docs/design.md. */
 class DetectorTopologyTest {
 
     private static final long T0 = 1_700_000_000_000L; // a tick boundary

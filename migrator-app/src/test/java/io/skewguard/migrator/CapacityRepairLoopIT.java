@@ -65,7 +65,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The whole migration loop on a real broker (DESIGN.md sections 3, 5, 6): six storage nodes, each an
+ * The whole migration loop on a real broker (docs/design.md §6, §8, §9): six storage nodes, each an
  * {@link InMemoryNodeStore} that really holds its keys, a real {@link CommandAgent} and a
  * {@link NodeReporter} sending the store's write counts and capacity (used bytes and per-shard bytes
  * as the store holds them); the real detector turning those into reports and alerts; the real
@@ -310,7 +310,7 @@ class CapacityRepairLoopIT {
                 assertThat(end.getMessage()).startsWith("repair done");
                 assertThat(last.getCapacityCv()).as("capacity CV after the repair").isLessThanOrEqualTo(TARGET_CV);
             } else {
-                // allowed by DESIGN.md section 5: the planner found no move that improves the CV (shards are
+                // allowed by docs/design.md §8: the planner found no move that improves the CV (shards are
                 // whole slots, so a residue can remain); it must still have moved the CV a long way down
                 assertThat(end.getMessage()).contains("no move improves it");
                 assertThat(last.getCapacityCv()).as("capacity CV after a repair stopped early")

@@ -12,7 +12,7 @@ import java.util.Objects;
  *
  * @param cluster the cluster of the node
  * @param node the node this agent acts for; its consumer group is {@code skewguard-agent-<node>}
- * @param slotCount S (DESIGN.md section 2)
+ * @param slotCount S (docs/design.md §3)
  * @param topics topic names
  * @param stateFile where the applied state is kept across restarts
  * @param pollTimeout longest wait of one poll of the command topics
@@ -42,7 +42,7 @@ public record AgentSettings(
         }
     }
 
-    /** Settings with the defaults of DESIGN.md: 256 slots, topics prefixed {@code skew.}, 500 ms polls, progress every 5 s. */
+    /** Settings with the defaults of docs/design.md: 256 slots, topics prefixed {@code skew.}, 500 ms polls, progress every 5 s. */
     public static AgentSettings defaults(String cluster, String node, Path stateFile, Map<String, Object> kafka) {
         return new AgentSettings(cluster, node, SlotTable.DEFAULT_SLOT_COUNT, Topics.defaults(), stateFile,
                 DEFAULT_POLL_TIMEOUT, DEFAULT_PROGRESS_INTERVAL, kafka);

@@ -32,7 +32,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The node agent's Kafka loop (DESIGN.md section 6): reads the weight and migration commands for
+ * The node agent's Kafka loop (docs/design.md §9): reads the weight and migration commands for
  * its node, applies them through the {@link NodeStore}, and answers migration steps on the status
  * topic, keyed by migration id.
  *

@@ -14,7 +14,7 @@ import java.util.Objects;
 /**
  * What a writer of one cluster needs to place a write: the slot table (slot → candidate set, and a
  * running migration's dual-write target) and the weight table (node → weight factor w), combined
- * with the nodes' free ratios into effective weights {@code w × freeRatio} (DESIGN.md section 2).
+ * with the nodes' free ratios into effective weights {@code w × freeRatio} (docs/design.md §3).
  *
  * <p><b>Concurrency.</b> All routing state lives in one immutable {@link Snapshot} behind a volatile
  * reference. Updates ({@code apply}, {@code setFreeRatio}) are serialised by a lock, build a new

@@ -3,7 +3,7 @@ package io.skewguard.balancer.policy;
 import java.time.Duration;
 
 /**
- * The weight controller's parameters, defaults from DESIGN.md section 4.
+ * The weight controller's parameters, defaults from docs/design.md §7.
  *
  * @param minWeight lower bound of a weight factor (0.5)
  * @param maxWeight upper bound of a weight factor (2.0)
@@ -61,7 +61,7 @@ public record ControllerSettings(
         }
     }
 
-    /** The DESIGN.md defaults. */
+    /** The defaults of docs/design.md. */
     public static ControllerSettings defaults() {
         return new ControllerSettings(
                 DEFAULT_MIN_WEIGHT,

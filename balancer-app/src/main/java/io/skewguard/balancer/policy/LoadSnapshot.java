@@ -8,7 +8,7 @@ import java.util.List;
  *
  * @param cluster cluster id
  * @param time event time of the tick (the report's window end), epoch millis
- * @param heatGini Gini of per-node heat divided by capacity share (DESIGN.md section 3), in [0, 1]
+ * @param heatGini Gini of per-node heat divided by capacity share (docs/design.md §6), in [0, 1]
  * @param nodes every known node of the cluster, at least one
  */
 public record LoadSnapshot(String cluster, long time, double heatGini, List<NodeLoad> nodes) {

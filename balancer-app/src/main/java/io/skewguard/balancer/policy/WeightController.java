@@ -6,7 +6,7 @@ import java.util.NavigableMap;
 import java.util.TreeMap;
 
 /**
- * SkewGuard's weight-factor controller (DESIGN.md section 4): a damped proportional step on
+ * SkewGuard's weight-factor controller (docs/design.md §7): a damped proportional step on
  * log-weight.
  *
  * <h2>Law</h2>

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The controller in a closed loop with {@link SlotLoadModel}: each round's report is the load the
  * previous round's weights produce. 48 nodes, 256 slots, 8 candidates per slot, rounds 2 minutes
- * apart, DESIGN.md defaults. The paper: heat Gini 0.51 → below 0.25 within 40 minutes (≈ 17 rounds),
+ * apart, docs/design.md defaults. The paper: heat Gini 0.51 → below 0.25 within 40 minutes (≈ 17 rounds),
  * new balance in 12–20 rounds without oscillation.
  */
 class ClosedLoopTest {

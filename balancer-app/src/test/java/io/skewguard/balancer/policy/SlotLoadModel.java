@@ -96,7 +96,7 @@ public final class SlotLoadModel {
         return heat;
     }
 
-    /** DESIGN.md section 3's heat Gini: Gini of per-node heat ÷ capacity share. */
+    /** docs/design.md §6's heat Gini: Gini of per-node heat ÷ capacity share. */
     public double heatGini(double[] heat) {
         double totalCapacity = Arrays.stream(capacity).sum();
         double[] normalised = new double[heat.length];

@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The alert state machine of DESIGN.md §3 for one (cluster, kind), evaluated once per tick:
+ * The alert state machine of docs/design.md §6 for one (cluster, kind), evaluated once per tick:
  *
  * <pre>
  * NORMAL    ── value &gt; threshold ─────────────────────────▶ OBSERVING (since = tick)

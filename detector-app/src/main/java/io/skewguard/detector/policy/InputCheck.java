@@ -7,7 +7,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Validation of decoded input (DESIGN.md §7). Each check returns the reason a record is refused,
+ * Validation of decoded input (docs/design.md §5). Each check returns the reason a record is refused,
  * or empty when it is acceptable. Pure; no allocation on the accepting path.
  *
  * <p>Time rule: with {@code watermark} the highest event time seen for the cluster (or

@@ -5,7 +5,7 @@ import io.skewguard.core.stats.Gini;
 
 /**
  * The figures of one report, computed from per-node and per-slot window heat and each node's
- * latest capacity (DESIGN.md §3).
+ * latest capacity (docs/design.md §6).
  *
  * <ul>
  *   <li><b>heat Gini</b> = Gini of {@code heat[i] / share[i]} over every known node, idle ones

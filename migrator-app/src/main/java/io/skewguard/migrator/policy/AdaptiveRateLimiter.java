@@ -1,7 +1,7 @@
 package io.skewguard.migrator.policy;
 
 /**
- * The migration bandwidth budget, following the cluster's write load (DESIGN.md section 5, step 6).
+ * The migration bandwidth budget, following the cluster's write load (docs/design.md §8step 6).
  *
  * <p>Write rate {@code r = totalWriteBytes / window} from each {@code SkewReport}. The reference is a
  * decaying peak {@code p = max(r, p_prev × 2^(−Δt / halfLife))}, so the limiter calibrates itself to

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The copy → two-phase switch → cleanup state machine of one switch batch (DESIGN.md section 5),
+ * The copy → two-phase switch → cleanup state machine of one switch batch (docs/design.md §8),
  * driven by agents' answers and by the clock. Pure: every call returns the next batch and the
  * effects to carry out, in order; nothing else changes.
  *

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The migration planner of DESIGN.md section 5: overloaded nodes give up their coldest shards to
+ * The migration planner of docs/design.md §8: overloaded nodes give up their coldest shards to
  * the emptiest eligible node until the projected capacity CV is at or below the target.
  *
  * <p>With {@code u* = Σused / Σtotal} the target utilisation and {@code excess(n) = used(n) − u*·total(n)}:
@@ -34,7 +34,7 @@ import java.util.Map;
  */
 public final class ColdestFirstPlanner implements MigrationPlanner {
 
-    /** The planner's default target CV (DESIGN.md section 5). */
+    /** The planner's default target CV (docs/design.md §8). */
     public static final double DEFAULT_TARGET_CV = 0.10;
 
     /** Default share of a source's excess it may overshoot by. */

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import java.util.Set;
 
 /**
- * Where one shard migration stands (DESIGN.md section 5). The annotations only name the variants
+ * Where one shard migration stands (docs/design.md §8). The annotations only name the variants
  * for the coordinator's JSON state store.
  *
  * <pre>

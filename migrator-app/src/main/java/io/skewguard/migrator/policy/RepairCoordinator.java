@@ -10,7 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The repair loop of one cluster (DESIGN.md section 5): starts on CONFIRMED CAPACITY, then plans,
+ * The repair loop of one cluster (docs/design.md §8): starts on CONFIRMED CAPACITY, then plans,
  * runs one switch batch, re-plans from fresh figures, and so on until the planner finds the CV at
  * its target — also after the alert has cleared — or finds no move that improves it.
  *

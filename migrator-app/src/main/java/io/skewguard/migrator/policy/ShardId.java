@@ -4,7 +4,7 @@ package io.skewguard.migrator.policy;
  * Text id of a shard: the slot zero-padded to four digits, a slash, the node id ({@code 0042/node-7}).
  *
  * <p>The padding makes the lexicographic order of shard ids (the order of commits in a switch
- * batch, DESIGN.md section 5) the numeric order of slots, then node ids; slots are below 4096.
+ * batch, docs/design.md §8) the numeric order of slots, then node ids; slots are below 4096.
  */
 public final class ShardId {
 

@@ -8,7 +8,7 @@ import java.util.Optional;
 /**
  * Validation of a decoded command addressed to this agent, before it reaches the
  * {@link CommandApplier}. A command that fails goes to the dead-letter topic with the reason
- * returned here (DESIGN.md section 7); it is never applied and never crashes the agent.
+ * returned here (docs/design.md §5); it is never applied and never crashes the agent.
  *
  * @param cluster the cluster this agent's node belongs to
  * @param node this agent's node
@@ -16,9 +16,9 @@ import java.util.Optional;
  */
 public record CommandCheck(String cluster, String node, int slotCount) {
 
-    /** Lowest weight factor of DESIGN.md section 2. */
+    /** Lowest weight factor (docs/design.md §2, §7). */
     public static final double MIN_WEIGHT = 0.5;
-    /** Highest weight factor of DESIGN.md section 2. */
+    /** Highest weight factor (docs/design.md §2, §7). */
     public static final double MAX_WEIGHT = 2.0;
 
     public CommandCheck {

@@ -19,7 +19,7 @@ public record CapacitySnapshot(long usedBytes, long totalBytes, String rack, Map
         shardBytes = Map.copyOf(Objects.requireNonNull(shardBytes, "shardBytes"));
     }
 
-    /** Why the detector would reject these figures (DESIGN.md section 7), or null if they are sound. */
+    /** Why the detector would reject these figures (docs/design.md §5), or null if they are sound. */
     public String problem(int slotCount) {
         if (totalBytes <= 0) {
             return "total capacity " + totalBytes + " is not positive";

@@ -22,7 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The producer side of a storage node (DESIGN.md section 3): counts the writes the node takes per
+ * The producer side of a storage node (docs/design.md §6): counts the writes the node takes per
  * slot and sends them, pre-aggregated, as one {@code WriteEvent} per slot and flush interval, plus a
  * periodic {@code CapacityEvent}.
  *

@@ -5,7 +5,7 @@ import java.util.Optional;
 /**
  * The storage node as the agent (and the simulator) sees it: a key-value store whose keys fall into
  * slots ({@code slot = xxh3(key) mod S}, {@link io.skewguard.core.slots.SlotTable#slotOf}), plus
- * the operations of one shard migration (DESIGN.md section 5).
+ * the operations of one shard migration (docs/design.md §8).
  *
  * <h2>Migration operations</h2>
  *
