@@ -1,10 +1,13 @@
-package io.skewguard.sim.demo;
+package io.skewguard.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.skewguard.sim.cli.SkewGuardCli;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Ctrl-C: {@code skewguard demo} in its own JVM gets SIGINT while the scenario runs; the shutdown
  * hook closes writers, agents, apps and broker, and the JVM's temporary directory is left empty and
- * the broker's port closed.
+ * the broker's port closed. It runs the real entry point, {@link SkewGuardCli}, as {@code ./skewguard}
+ * does, which is why it lives with the command line rather than with the demo.
  */
 class DemoInterruptIT {
 
@@ -56,10 +60,23 @@ class DemoInterruptIT {
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("exited; stderr:%n%s", String.join("\n", lines)).isTrue();
         assertThat(lines).as("stderr").anyMatch(l -> l.startsWith("t+00:05")).contains("demo: stopped cleanly");
         assertThat(broker).as("broker address on stderr").isNotNull();
-        DemoAssertions.assertPortClosed(broker);
+        assertPortClosed(broker);
         try (Stream<Path> left = Files.list(javaTmp)) {
             assertThat(left.filter(p -> p.getFileName().toString().startsWith("skewguard")).toList())
                     .as("temporary directories left").isEmpty();
+        }
+    }
+
+    /** Nothing listens on {@code 127.0.0.1:port} any more. */
+    private static void assertPortClosed(String bootstrapServers) {
+        int port = Integer.parseInt(bootstrapServers.substring(bootstrapServers.lastIndexOf(':') + 1));
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 2_000);
+            throw new AssertionError("port " + port + " still accepts connections after the demo closed");
+        } catch (ConnectException expected) {
+            // refused: nothing listens
+        } catch (IOException e) {
+            throw new AssertionError("unexpected failure probing port " + port + ": " + e, e);
         }
     }
 }

@@ -1,11 +1,13 @@
-package io.skewguard.sim.cli;
+package io.skewguard.cli;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
  * The {@code ./skewguard} command line: one entry point whose subcommands are the apps, the
- * simulators and the tools. Lifecycle only; every subcommand lives next to the code it runs.
+ * simulators and the tools. Lifecycle only; every subcommand lives next to the code it runs, and this
+ * module only gathers them (each long-running app also ships alone as a {@code java -jar}, without
+ * the simulator, the embedded broker or test tooling).
  */
 @Command(
         name = "skewguard",
@@ -16,11 +18,14 @@ import picocli.CommandLine.Command;
             "detects write-heat and capacity skew, steers new writes with weight factors,",
             "and migrates cold shards in the background."
         },
+        // every subcommand is registered here, once: add new ones to the group they belong to
         subcommands = {
             CommandLine.HelpCommand.class,
+            // the long-running apps (node agents and topic tools go here too)
             io.skewguard.detector.DetectorApp.class,
             io.skewguard.balancer.BalancerApp.class,
             io.skewguard.migrator.MigratorApp.class,
+            // the simulators and the embedded demo
             io.skewguard.sim.placement.PlacementSimCommand.class,
             io.skewguard.sim.run.SimulateCommand.class,
             io.skewguard.sim.demo.DemoCommand.class,
