@@ -21,10 +21,12 @@ import picocli.CommandLine.Command;
         // every subcommand is registered here, once: add new ones to the group they belong to
         subcommands = {
             CommandLine.HelpCommand.class,
-            // the long-running apps (node agents and topic tools go here too)
+            // the long-running apps and what they need
             io.skewguard.detector.DetectorApp.class,
             io.skewguard.balancer.BalancerApp.class,
             io.skewguard.migrator.MigratorApp.class,
+            io.skewguard.agent.AgentCommand.class,
+            io.skewguard.runtime.topics.TopicsCommand.class,
             // the simulators and the embedded demo
             io.skewguard.sim.placement.PlacementSimCommand.class,
             io.skewguard.sim.run.SimulateCommand.class,
@@ -53,6 +55,11 @@ public final class SkewGuardCli implements Runnable {
      * An explicit {@code -Dlog4j2.configurationFile} wins.
      */
     private static void chooseLogging(String[] args) {
+        // Log4j's own shutdown hook would stop logging while the lifecycle's hook still closes the
+        // services after SIGTERM, losing every line of the shutdown; console appenders flush per line
+        if (System.getProperty("log4j2.shutdownHookEnabled") == null) {
+            System.setProperty("log4j2.shutdownHookEnabled", "false");
+        }
         if (System.getProperty("log4j2.configurationFile") == null) {
             boolean demo = args.length > 0 && args[0].equals("demo");
             System.setProperty("log4j2.configurationFile", demo ? "log4j2-demo.xml" : "log4j2.xml");

@@ -40,7 +40,7 @@ public final class SettingsReference {
         for (SettingsModel m : models) {
             b.append("## ").append(m.app()).append("\n\n");
             if (!m.description().isEmpty()) {
-                b.append(m.description()).append("\n\n");
+                b.append(m.description().replace("<", "&lt;")).append("\n\n");
             }
             b.append("| key | flag | environment | type | default | what it does |\n");
             b.append("|---|---|---|---|---|---|\n");
@@ -56,7 +56,7 @@ public final class SettingsReference {
                 }
                 b.append("| `").append(s.name()).append("` | `").append(s.flag()).append("` | `")
                         .append(m.envVariable(s.name())).append("` | ").append(s.type().name().toLowerCase(java.util.Locale.ROOT))
-                        .append(" | ").append(def).append(" | ").append(doc.replace("|", "\\|")).append(" |\n");
+                        .append(" | ").append(def).append(" | ").append(doc.replace("|", "\\|").replace("<", "&lt;")).append(" |\n");
             }
             if (!m.fixed().isEmpty()) {
                 b.append("\nFixed by the ").append(m.app()).append(" (another value is an error):\n\n");
