@@ -14,6 +14,7 @@ import io.skewguard.schemas.serde.MockSchemaRegistry;
 import io.skewguard.schemas.serde.SchemaRegistrySerde;
 import io.skewguard.testkit.EmbeddedKafka;
 import io.skewguard.testkit.KafkaBrokerExtension;
+import io.skewguard.testkit.RegistryOverHttp;
 import java.lang.reflect.Method;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -73,7 +74,7 @@ class BalancerProcessIT {
         long t0 = System.currentTimeMillis() / 1000 * 1000;
         Map<String, Object> serde = Map.of("schema.registry.url", "mock://" + scope);
 
-        try (RegistryOverHttp registry = new RegistryOverHttp(scope);
+        try (RegistryOverHttp registry = RegistryOverHttp.serve(scope);
              SchemaRegistrySerde<SkewReport> reports = SchemaRegistrySerde.of(SkewReport.class, serde, false);
              SchemaRegistrySerde<SkewAlert> alerts = SchemaRegistrySerde.of(SkewAlert.class, serde, false);
              SchemaRegistrySerde<NodeWeight> weights = SchemaRegistrySerde.of(NodeWeight.class, serde, false)) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.skewguard.schemas.SkewReport;
 import io.skewguard.testkit.KafkaBrokerExtension;
+import io.skewguard.testkit.RegistryOverHttp;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -49,7 +50,7 @@ class DetectorProcessIT {
     @BeforeEach
     void setUp() throws IOException {
         rig = new DetectorItRig(KAFKA.broker(), NAME, 3); // the input and output topics, the producers
-        registry = new RegistryOverHttp(NAME); // the rig's serdes use mock://NAME, the process this
+        registry = RegistryOverHttp.serve(NAME); // the rig's serdes use mock://NAME, the process this
         try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             healthPort = free.getLocalPort();
         }

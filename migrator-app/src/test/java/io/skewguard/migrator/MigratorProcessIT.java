@@ -10,6 +10,7 @@ import io.skewguard.schemas.Topics;
 import io.skewguard.schemas.serde.MockSchemaRegistry;
 import io.skewguard.testkit.EmbeddedKafka;
 import io.skewguard.testkit.KafkaBrokerExtension;
+import io.skewguard.testkit.RegistryOverHttp;
 import java.lang.reflect.Method;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -70,7 +71,7 @@ class MigratorProcessIT {
         String registry = "mock://" + scope;
         String applicationId = "migrator-process-it-" + UUID.randomUUID();
 
-        try (RegistryOverHttp http = new RegistryOverHttp(scope)) {
+        try (RegistryOverHttp http = RegistryOverHttp.serve(scope)) {
             int healthPort = freePort();
             Path config = dir.resolve("migrator.properties");
             Files.writeString(config, String.join("\n",
