@@ -12,6 +12,9 @@ import io.skewguard.schemas.SkewReport;
 import io.skewguard.schemas.Topics;
 import io.skewguard.schemas.serde.MockSchemaRegistry;
 import io.skewguard.schemas.serde.SchemaRegistrySerde;
+import io.skewguard.runtime.topics.TopicPlan;
+import io.skewguard.runtime.topics.TopicProvisioner;
+import io.skewguard.testkit.AppProcess;
 import io.skewguard.testkit.EmbeddedKafka;
 import io.skewguard.testkit.KafkaBrokerExtension;
 import io.skewguard.testkit.RegistryOverHttp;
@@ -67,8 +70,10 @@ class BalancerProcessIT {
 
         EmbeddedKafka broker = KAFKA.broker();
         Topics topics = new Topics("process-it.");
-        broker.createTopics(1, topics.reports(), topics.alerts(), topics.weightCommands(), topics.dlq());
-        broker.createCompactedTopics(1, topics.nodeWeights());
+        // what an operator does first: ./skewguard topics create
+        try (TopicProvisioner provisioner = new TopicProvisioner(broker.adminClient(), broker.bootstrapServers(), WAIT)) {
+            provisioner.create(TopicPlan.defaults(topics.prefix()));
+        }
         String scope = "balancer-process-it-" + UUID.randomUUID();
         String applicationId = "balancer-process-it-" + UUID.randomUUID();
         long t0 = System.currentTimeMillis() / 1000 * 1000;
@@ -130,6 +135,24 @@ class BalancerProcessIT {
                     .doesNotContain(BROKER_SECRET).doesNotContain(REGISTRY_SECRET).doesNotContain("ERROR");
         } finally {
             MockSchemaRegistry.drop(scope);
+        }
+    }
+
+    @Test
+    void refusesToStartWhenItsTopicsAreMissingAndNamesTheCommandThatCreatesThem(@TempDir Path dir) throws Exception {
+        Path config = dir.resolve("balancer.properties");
+        Files.writeString(config, String.join("\n",
+                "bootstrap.servers=" + KAFKA.bootstrapServers(),
+                "schema.registry.url=http://127.0.0.1:1",
+                "topic-prefix=never-created.",
+                "state.dir=" + dir.resolve("state"),
+                ""));
+        try (AppProcess balancer = AppProcess.start(BalancerApp.class, dir.resolve("balancer.log"), "--config", config.toString())) {
+            // not a bad setting (2): an environment the app cannot run in, a failed start (1)
+            assertThat(balancer.awaitExit(WAIT)).as("exit code; output:\n%s", balancer.output()).isEqualTo(1);
+            assertThat(balancer.output()).contains("missing SkewGuard topics", "never-created.reports",
+                    "./skewguard topics create --bootstrap-servers " + KAFKA.bootstrapServers() + " --topic-prefix never-created.",
+                    "create-topics=true", "balancer stopped (exit code 1)");
         }
     }
 

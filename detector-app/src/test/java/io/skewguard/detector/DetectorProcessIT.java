@@ -82,6 +82,8 @@ class DetectorProcessIT {
                 "session.timeout.ms=6000",
                 "heartbeat.interval.ms=1500",
                 "health-port=" + healthPort,
+                // the rig made the detector's own topics; the app makes the others at start
+                "create-topics=true",
                 ""));
         return file;
     }

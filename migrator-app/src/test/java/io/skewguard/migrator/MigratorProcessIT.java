@@ -8,6 +8,8 @@ import io.skewguard.schemas.MigrationPhase;
 import io.skewguard.schemas.SlotAssignment;
 import io.skewguard.schemas.Topics;
 import io.skewguard.schemas.serde.MockSchemaRegistry;
+import io.skewguard.runtime.topics.TopicPlan;
+import io.skewguard.runtime.topics.TopicProvisioner;
 import io.skewguard.testkit.EmbeddedKafka;
 import io.skewguard.testkit.KafkaBrokerExtension;
 import io.skewguard.testkit.RegistryOverHttp;
@@ -64,9 +66,12 @@ class MigratorProcessIT {
         EmbeddedKafka kafka = KAFKA.broker();
         // MigratorIT.awaitProcessed reads the default topic names
         Topics topics = Topics.defaults();
-        kafka.createTopics(2, topics.alerts(), topics.reports(), topics.nodeCapacity(), topics.migrationStatus(),
-                topics.migrationCommands(), topics.dlq());
-        kafka.createCompactedTopics(1, topics.slotTable());
+        // what an operator does first: ./skewguard topics create --node-partitions 2
+        try (TopicProvisioner provisioner = new TopicProvisioner(kafka.adminClient(), kafka.bootstrapServers(), WAIT)) {
+            TopicPlan defaults = TopicPlan.defaults(topics.prefix());
+            provisioner.create(new TopicPlan(topics.prefix(), 2, defaults.clusterPartitions(), defaults.replicationFactor(),
+                    defaults.eventRetention(), defaults.commandRetention(), defaults.deadLetterRetention()));
+        }
         String scope = "migrator-process-it-" + UUID.randomUUID();
         String registry = "mock://" + scope;
         String applicationId = "migrator-process-it-" + UUID.randomUUID();
