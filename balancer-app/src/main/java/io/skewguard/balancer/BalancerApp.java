@@ -5,6 +5,7 @@ import io.skewguard.runtime.lifecycle.StreamsService;
 import io.skewguard.runtime.settings.CommonSettings;
 import io.skewguard.runtime.settings.Settings;
 import io.skewguard.runtime.settings.SettingsOptions;
+import io.skewguard.runtime.topics.RequiredTopics;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
@@ -70,7 +71,9 @@ public final class BalancerApp implements Callable<Integer> {
     }
 
     /**
-     * One {@link StreamsService} run by the shared {@link ProcessLifecycle}: listeners set before
+     * The topic check ({@link RequiredTopics}: a missing SkewGuard topic stops the start with exit
+     * code 1 and the command that creates it, unless {@code create-topics=true}), then one
+     * {@link StreamsService}, run by the shared {@link ProcessLifecycle}: listeners set before
      * start, a dying stream thread replaced only within the lifecycle's limit, SIGTERM closes it
      * (commit, leave the group) and the process ends with {@link io.skewguard.runtime.lifecycle.ExitCode}.
      */
@@ -78,6 +81,7 @@ public final class BalancerApp implements Callable<Integer> {
         LOG.info("starting balancer with {}", settings);
         Settings s = settings.settings();
         return ProcessLifecycle.builder("balancer")
+                .service(RequiredTopics.of(s))
                 .service(new StreamsService("balancer-streams", BalancerTopology.build(settings), settings.streamsProperties()))
                 .healthEndpoint(s.string(CommonSettings.HEALTH_HOST), s.integer(CommonSettings.HEALTH_PORT))
                 .build()

@@ -92,7 +92,8 @@ public record BalancerSettings(
                                     v -> (Integer) v == -1 || (Integer) v >= 1))
                             .mapsTo("replication.factor", v -> v.toString()),
                     CommonSettings.healthPort(),
-                    CommonSettings.healthHost())
+                    CommonSettings.healthHost(),
+                    CommonSettings.createTopics())
             .fixes("processing.guarantee", "exactly_once_v2",
                     "a round's controller state, weight commands and node weights commit in one transaction; "
                             + "with at-least-once a restart could repeat an epoch with different weights")

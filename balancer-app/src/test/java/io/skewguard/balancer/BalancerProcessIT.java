@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.skewguard.balancer.policy.LoadSnapshot;
 import io.skewguard.balancer.policy.NodeLoad;
+import io.skewguard.runtime.topics.TopicPlan;
+import io.skewguard.runtime.topics.TopicProvisioner;
 import io.skewguard.schemas.AlertKind;
 import io.skewguard.schemas.AlertState;
 import io.skewguard.schemas.NodeWeight;
@@ -12,33 +14,24 @@ import io.skewguard.schemas.SkewReport;
 import io.skewguard.schemas.Topics;
 import io.skewguard.schemas.serde.MockSchemaRegistry;
 import io.skewguard.schemas.serde.SchemaRegistrySerde;
+import io.skewguard.testkit.AppProcess;
 import io.skewguard.testkit.EmbeddedKafka;
 import io.skewguard.testkit.KafkaBrokerExtension;
+import io.skewguard.testkit.RegistryOverHttp;
 import java.lang.reflect.Method;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.GroupState;
-import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
@@ -46,64 +39,63 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code balancer} as its own process, started the way a deployment starts it ({@code --config
- * FILE}): once its {@code /ready} answers, given a confirmed heat alert and a report it publishes
- * node weights, and SIGTERM ends it with exit code 0 and no member left in its consumer group.
+ * {@code balancer} as its own process, started the way a deployment starts it: one
+ * {@code --config FILE} of standard Kafka keys (a SASL/SCRAM broker) and the balancer's own
+ * settings (a registry that wants basic authentication). Once its {@code /ready} answers, given a
+ * confirmed heat alert and a report it publishes node weights; SIGTERM ends it with exit code 0 and
+ * no member left in its consumer group; its whole output holds neither password. Without its
+ * topics it does not start.
  */
 class BalancerProcessIT {
 
+    private static final String USER = "balancer";
+    private static final String BROKER_SECRET = "balancer-broker-s3cret";
+    private static final String REGISTRY_SECRET = "balancer-registry-s3cret";
+
+    /** One SASL broker for the class; the test's own clients (the kit's helpers) have a user of their own. */
     @RegisterExtension
-    static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+    static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension(EmbeddedKafka.builder().saslUser(USER, BROKER_SECRET));
 
     private static final Duration WAIT = Duration.ofSeconds(90);
-    private static final String BROKER_SECRET = "broker-s3cret";
-    private static final String REGISTRY_SECRET = "registry-s3cret";
+    private static final Pattern ERROR_LINE = Pattern.compile("(?m)^\\S+ ERROR ");
 
     @Test
-    void actsOnItsInputAndSigtermEndsItWithExitCodeZeroAndNoGroupMemberLeft(@TempDir Path dir) throws Exception {
+    void actsOnItsInputOverSaslAndSigtermEndsItWithExitCodeZeroNoGroupMemberLeftAndNoSecretInItsOutput(@TempDir Path dir)
+            throws Exception {
         Method main = BalancerApp.class.getMethod("main", String[].class);
         assertThat(Modifier.isStatic(main.getModifiers())).as("BalancerApp.main is static").isTrue();
 
         EmbeddedKafka broker = KAFKA.broker();
         Topics topics = new Topics("process-it.");
-        broker.createTopics(1, topics.reports(), topics.alerts(), topics.weightCommands(), topics.dlq());
-        broker.createCompactedTopics(1, topics.nodeWeights());
+        // what an operator does first: ./skewguard topics create
+        try (TopicProvisioner provisioner = new TopicProvisioner(broker.adminClient(), broker.bootstrapServers(), WAIT)) {
+            provisioner.create(TopicPlan.defaults(topics.prefix()));
+        }
         String scope = "balancer-process-it-" + UUID.randomUUID();
         String applicationId = "balancer-process-it-" + UUID.randomUUID();
         long t0 = System.currentTimeMillis() / 1000 * 1000;
         Map<String, Object> serde = Map.of("schema.registry.url", "mock://" + scope);
 
-        try (RegistryOverHttp registry = new RegistryOverHttp(scope);
+        try (RegistryOverHttp registry = RegistryOverHttp.serve(scope, USER + ":" + REGISTRY_SECRET);
              SchemaRegistrySerde<SkewReport> reports = SchemaRegistrySerde.of(SkewReport.class, serde, false);
              SchemaRegistrySerde<SkewAlert> alerts = SchemaRegistrySerde.of(SkewAlert.class, serde, false);
              SchemaRegistrySerde<NodeWeight> weights = SchemaRegistrySerde.of(NodeWeight.class, serde, false)) {
-            int healthPort = freePort();
-            Path config = dir.resolve("balancer.properties");
+            int healthPort = AppProcess.freePort();
+            Path config = broker.writeClientProperties(dir.resolve("balancer.properties"), USER);
             Files.writeString(config, String.join("\n",
-                    "bootstrap.servers=" + broker.bootstrapServers(),
                     "schema.registry.url=" + registry.url(),
+                    "basic.auth.credentials.source=USER_INFO",
+                    "basic.auth.user.info=" + USER + ":" + REGISTRY_SECRET,
                     "application.id=" + applicationId,
                     "topic-prefix=" + topics.prefix(),
                     "state.dir=" + dir.resolve("state"),
                     "health-port=" + healthPort,
                     "replication-factor=1",
                     "commit-interval=200ms",
-                    // secrets that must never reach the log (PLAINTEXT ignores the JAAS line; the registry ignores the credentials)
-                    "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
-                            + "username=\"balancer\" password=\"" + BROKER_SECRET + "\";",
-                    "basic.auth.credentials.source=USER_INFO",
-                    "basic.auth.user.info=balancer:" + REGISTRY_SECRET,
-                    ""));
-            Path log = dir.resolve("balancer.log");
-            Process process = new ProcessBuilder(
-                    Paths.get(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-                    "-cp", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
-                    BalancerApp.class.getName(), "--config", config.toString())
-                    .redirectErrorStream(true)
-                    .redirectOutput(log.toFile())
-                    .start();
-            try {
-                awaitReady(healthPort, process);
+                    ""), StandardOpenOption.APPEND);
+
+            try (AppProcess balancer = AppProcess.start(BalancerApp.class, dir.resolve("balancer.log"), "--config", config.toString())) {
+                balancer.awaitReady(healthPort, WAIT);
                 try (KafkaProducer<String, SkewReport> reportProducer = broker.producer(new StringSerializer(), reports.serializer());
                      KafkaProducer<String, SkewAlert> alertProducer = broker.producer(new StringSerializer(), alerts.serializer())) {
                     alertProducer.send(new ProducerRecord<>(topics.alerts(), "c1", confirmed(t0))).get();
@@ -117,66 +109,48 @@ class BalancerProcessIT {
                 assertThat(table).filteredOn(r -> r.key().equals("c1/hot")).singleElement()
                         .satisfies(r -> assertThat(r.value().getWeight()).isEqualTo(0.95));
                 awaitMembers(broker, applicationId, 1);
-            } finally {
-                process.destroy(); // SIGTERM
-                assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("exited after SIGTERM").isTrue();
-            }
 
-            String output = Files.readString(log);
-            assertThat(process.exitValue()).as("exit code; log:\n%s", output).isZero();
-            assertThat(members(broker, applicationId)).as("members left in the group; log:\n%s", output).isZero();
-            assertThat(output).contains("starting balancer with balancer settings {", "balancer stopped (exit code 0)")
-                    .doesNotContain(BROKER_SECRET).doesNotContain(REGISTRY_SECRET).doesNotContain("ERROR");
+                int exitCode = balancer.stop(WAIT); // SIGTERM
+                String output = balancer.output();
+                assertThat(exitCode).as("exit code; output:\n%s", output).isZero();
+                assertThat(broker.groupMembers(applicationId)).as("members left in the group; output:\n%s", output).isZero();
+                assertThat(registry.refusedRequests()).as("registry requests without the configured credentials").isZero();
+                // the lines that would carry the secrets are there, with the secrets hidden
+                assertThat(output).contains("starting balancer with balancer settings {", "sasl.jaas.config=[hidden]",
+                        "basic.auth.user.info=[hidden]", "sasl.jaas.config = [hidden]", "balancer stopped (exit code 0)");
+                assertThat(output).doesNotContain(BROKER_SECRET).doesNotContain(REGISTRY_SECRET);
+                assertThat(ERROR_LINE.matcher(output).find()).as("an ERROR line in the output:\n%s", output).isFalse();
+            }
         } finally {
             MockSchemaRegistry.drop(scope);
+        }
+    }
+
+    @Test
+    void refusesToStartWhenItsTopicsAreMissingAndNamesTheCommandThatCreatesThem(@TempDir Path dir) throws Exception {
+        Path config = KAFKA.broker().writeClientProperties(dir.resolve("balancer.properties"), USER);
+        Files.writeString(config, String.join("\n",
+                "topic-prefix=never-created.",
+                "state.dir=" + dir.resolve("state"),
+                ""), StandardOpenOption.APPEND);
+        try (AppProcess balancer = AppProcess.start(BalancerApp.class, dir.resolve("balancer.log"), "--config", config.toString())) {
+            // not a bad setting (2): a cluster the app cannot run on, so a failed start (1)
+            int exitCode = balancer.awaitExit(WAIT);
+            String output = balancer.output();
+            assertThat(exitCode).as("exit code; output:\n%s", output).isEqualTo(1);
+            assertThat(output).contains("missing SkewGuard topics", "never-created.reports",
+                    "./skewguard topics create --bootstrap-servers " + KAFKA.bootstrapServers() + " --topic-prefix never-created.",
+                    "create-topics=true", "balancer stopped (exit code 1)");
+            assertThat(output).doesNotContain(BROKER_SECRET);
         }
     }
 
     /** Waits until the group has {@code count} members (the app has joined). */
     private static void awaitMembers(EmbeddedKafka broker, String group, int count) throws Exception {
         long deadline = System.nanoTime() + WAIT.toNanos();
-        while (members(broker, group) != count) {
+        while (broker.groupMembers(group) != count) {
             assertThat(System.nanoTime()).as("%s has %d members in time", group, count).isLessThan(deadline);
             Thread.sleep(200);
-        }
-    }
-
-    /** A port free on 127.0.0.1 just now, for the app's health endpoint. */
-    private static int freePort() throws Exception {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            return socket.getLocalPort();
-        }
-    }
-
-    /** Waits until the app's {@code GET /ready} answers 200. */
-    private static void awaitReady(int port, Process process) throws Exception {
-        HttpClient http = HttpClient.newHttpClient();
-        HttpRequest ready = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/ready"))
-                .timeout(Duration.ofSeconds(5)).build();
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (true) {
-            assertThat(process.isAlive()).as("the app is running").isTrue();
-            assertThat(System.nanoTime()).as("/ready answers 200 in time").isLessThan(deadline);
-            try {
-                if (http.send(ready, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
-                    return;
-                }
-            } catch (java.io.IOException notListeningYet) {
-                // the JVM is still starting
-            }
-            Thread.sleep(200);
-        }
-    }
-
-    private static int members(EmbeddedKafka broker, String group) throws Exception {
-        try (Admin admin = broker.adminClient()) {
-            ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
-            return d.groupState() == GroupState.DEAD ? 0 : d.members().size();
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof GroupIdNotFoundException) {
-                return 0;
-            }
-            throw e;
         }
     }
 

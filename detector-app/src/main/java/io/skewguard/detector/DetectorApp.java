@@ -6,6 +6,7 @@ import io.skewguard.runtime.lifecycle.ProcessLifecycle;
 import io.skewguard.runtime.lifecycle.Service;
 import io.skewguard.runtime.lifecycle.StreamsService;
 import io.skewguard.runtime.settings.SettingsOptions;
+import io.skewguard.runtime.topics.RequiredTopics;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,8 +22,10 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code detector}: runs the detector as a {@link ProcessLifecycle} of four services, started in
- * this order and closed in the reverse one: the partials topic ({@link PartialsTopic}), stage two
+ * {@code detector}: runs the detector as a {@link ProcessLifecycle} of five services, started in
+ * this order and closed in the reverse one: the check that every SkewGuard topic exists
+ * ({@link RequiredTopics}: a missing one stops the start with exit code 1 and the command that
+ * creates it, unless {@code create-topics=true}), the partials topic ({@link PartialsTopic}), stage two
  * (the Kafka Streams application of {@link DetectorTopology}, a {@link StreamsService}), stage one
  * ({@link IngestStage}: the ingest loops on the plain Kafka clients) and, unless
  * {@code purge-interval} is 0, the {@link PartialsPurging}. SIGTERM / Ctrl-C close them in order
@@ -36,7 +39,8 @@ import picocli.CommandLine.Spec;
             "Detects write-heat and capacity skew per cluster (docs/design.md §6): reads <prefix>node-writes and "
                     + "<prefix>node-capacity, writes <prefix>reports every tick, <prefix>alerts on every alert "
                     + "transition and bad input to <prefix>dlq. Runs until SIGTERM or Ctrl-C, then stops in order "
-                    + "and exits 0; exits 1 if it cannot start or a stage fails, 2 on a bad setting."
+                    + "and exits 0; exits 1 if it cannot start (e.g. a SkewGuard topic is missing and create-topics is "
+                    + "false) or a stage fails, 2 on a bad setting."
         })
 public final class DetectorApp implements Callable<Integer> {
 
@@ -74,7 +78,8 @@ public final class DetectorApp implements Callable<Integer> {
         LOG.info("starting: {}", settings);
         ProcessLifecycle.Builder lifecycle = ProcessLifecycle.builder("detector")
                 .closeTimeout(CLOSE_TIMEOUT)
-                .healthEndpoint(settings.healthHost(), settings.healthPort());
+                .healthEndpoint(settings.healthHost(), settings.healthPort())
+                .service(RequiredTopics.of(settings.settings()));
         Stages.of(settings).inOrder().forEach(lifecycle::service);
         PrintWriter out = spec.commandLine().getOut();
         out.printf("detector: %s starting against %s; topics %snode-writes, %snode-capacity -> %sreports, %salerts, %sdlq%n",

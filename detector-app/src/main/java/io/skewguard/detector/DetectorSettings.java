@@ -104,7 +104,8 @@ public record DetectorSettings(
                     CommonSettings.commitInterval(),
                     CommonSettings.clusters(),
                     CommonSettings.healthPort(),
-                    CommonSettings.healthHost())
+                    CommonSettings.healthHost(),
+                    CommonSettings.createTopics())
             .add(Setting.duration(WINDOW, "60s", "Sliding window length in event time; a multiple of tick.")
                             .validatedBy(Validator.positive()),
                     Setting.duration(TICK, "10s", "Report interval in event time: one report per cluster per tick.")

@@ -155,7 +155,8 @@ public record MigratorSettings(
                     Setting.duration(MAINTENANCE_HOLD, "5m", "How long the CV must stay above the maintenance level.")
                             .validatedBy(Validator.notNegative()),
                     CommonSettings.healthPort(),
-                    CommonSettings.healthHost())
+                    CommonSettings.healthHost(),
+                    CommonSettings.createTopics())
             .fixes("processing.guarantee", "exactly_once_v2",
                     "a batch's state, its commands and its slot-table rows commit in one transaction; with "
                             + "at-least-once a restart could send a switch step twice or lose one")

@@ -29,6 +29,7 @@ import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.ForwardingAdmin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -38,11 +39,13 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -335,6 +338,28 @@ public final class EmbeddedKafka implements AutoCloseable {
             }
         }
         return a;
+    }
+
+    /**
+     * How many members the consumer group {@code group} has now: 0 when it is empty, dead or unknown.
+     * For a test that an application under test joined its group, or left it when it stopped.
+     */
+    public int groupMembers(String group) {
+        try {
+            ConsumerGroupDescription d = adminClient().describeConsumerGroups(List.of(group)).all()
+                    .get(TOPIC_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(group);
+            return d.groupState() == GroupState.DEAD ? 0 : d.members().size();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof GroupIdNotFoundException) {
+                return 0;
+            }
+            throw new IllegalStateException("could not describe consumer group " + group + " on " + bootstrapServers(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while describing consumer group " + group, e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("no description of consumer group " + group + " within " + TOPIC_TIMEOUT, e);
+        }
     }
 
     /**

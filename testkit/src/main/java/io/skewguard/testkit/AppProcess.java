@@ -1,0 +1,159 @@
+package io.skewguard.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An application under test running as a JVM of its own, the way a deployment runs it: its
+ * {@code main} class on this test's class path, its arguments (typically {@code --config FILE}),
+ * its whole output (stdout and stderr) in one file.
+ *
+ * <p>The child logs at INFO, Kafka's clients included (the {@value #LOG_CONFIG} configuration of
+ * this jar instead of the WARN-level {@code log4j2-test.xml}), so that a test reading
+ * {@link #output()} sees every line an operator would see: the start-up settings, every Kafka
+ * client's configuration dump, the shutdown. A test can so check that no secret reaches the log.
+ * Lines are {@code HH:mm:ss.SSS LEVEL [thread] logger - message}.
+ *
+ * <p>{@link #stop(Duration)} sends SIGTERM, as a container runtime or systemd does, and returns the
+ * exit code; {@link #close()} kills what is still running (for a test that failed half-way).
+ */
+public final class AppProcess implements AutoCloseable {
+
+    /** The child's logging configuration, a resource of this jar. */
+    public static final String LOG_CONFIG = "io/skewguard/testkit/app-process-log4j2.xml";
+
+    private static final Duration POLL = Duration.ofMillis(200);
+
+    private final String name;
+    private final Process process;
+    private final Path output;
+
+    private AppProcess(String name, Process process, Path output) {
+        this.name = name;
+        this.process = process;
+        this.output = output;
+    }
+
+    /**
+     * Starts {@code mainClass} in a new JVM (heap at most 256 MB) with {@code args}, its output going
+     * to {@code output} (replaced).
+     */
+    public static AppProcess start(Class<?> mainClass, Path output, String... args) {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
+                "-Dlog4j2.configurationFile=" + LOG_CONFIG,
+                "-cp", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
+                mainClass.getName()));
+        command.addAll(List.of(args));
+        try {
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+            return new AppProcess(mainClass.getSimpleName(), process, output);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + mainClass.getName(), e);
+        }
+    }
+
+    /** A port free on 127.0.0.1 just now, e.g. for the application's {@code health-port}. */
+    public static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free port on 127.0.0.1", e);
+        }
+    }
+
+    /**
+     * Waits until {@code GET http://127.0.0.1:healthPort/ready} answers 200.
+     *
+     * @throws IllegalStateException if the process ends first or {@code timeout} passes (the
+     *                               message holds the output so far)
+     */
+    public void awaitReady(int healthPort, Duration timeout) throws InterruptedException {
+        HttpClient http = HttpClient.newHttpClient();
+        HttpRequest ready = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + healthPort + "/ready"))
+                .timeout(Duration.ofSeconds(5)).build();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException(name + " ended with exit code " + process.exitValue()
+                        + " before it was ready; its output:\n" + output());
+            }
+            try {
+                if (http.send(ready, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException notListeningYet) {
+                // the JVM is still starting
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(name + " was not ready within " + timeout + "; its output:\n" + output());
+            }
+            Thread.sleep(POLL.toMillis());
+        }
+    }
+
+    /**
+     * Waits until the process ends by itself; its exit code.
+     *
+     * @throws IllegalStateException if it still runs after {@code timeout}
+     */
+    public int awaitExit(Duration timeout) throws InterruptedException {
+        if (!process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+            throw new IllegalStateException(name + " still runs after " + timeout + "; its output:\n" + output());
+        }
+        return process.exitValue();
+    }
+
+    /**
+     * Sends SIGTERM and waits for the process to end; its exit code.
+     *
+     * @throws IllegalStateException if it still runs after {@code timeout}
+     */
+    public int stop(Duration timeout) throws InterruptedException {
+        process.destroy();
+        return awaitExit(timeout);
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** Everything the process wrote so far, stdout and stderr interleaved. */
+    public String output() {
+        try {
+            return Files.readString(output);
+        } catch (IOException e) {
+            return "(cannot read " + output + ": " + e.getMessage() + ")";
+        }
+    }
+
+    /** Kills the process if it still runs. */
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            process.destroyForcibly();
+            try {
+                process.waitFor(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + " (pid " + process.pid() + ", output in " + output + ")";
+    }
+}
