@@ -18,7 +18,7 @@ import io.skewguard.schemas.WeightCommand;
 import io.skewguard.schemas.WriteEvent;
 import io.skewguard.schemas.serde.MockSchemaRegistry;
 import io.skewguard.schemas.serde.SchemaRegistrySerde;
-import io.skewguard.testkit.EmbeddedKafka;
+import io.skewguard.embedded.EmbeddedKafka;
 import io.skewguard.testkit.KafkaBrokerExtension;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -49,9 +49,9 @@ public final class SkewGuardCli implements Runnable {
     }
 
     /**
-     * Points Log4j 2 at the command line's own configuration before anything logs: the testkit jar
-     * (on the classpath for the embedded demo) ships a {@code log4j2-test.xml} that Log4j would
-     * otherwise prefer. The demo gets a quiet one: its console is for the progress line and the table.
+     * Points Log4j 2 at the command line's own configuration before anything logs, so that no
+     * library's configuration on the class path takes over. The demo gets a quiet one: its console
+     * is for the progress line and the table.
      * An explicit {@code -Dlog4j2.configurationFile} wins.
      */
     private static void chooseLogging(String[] args) {

@@ -8,7 +8,7 @@ import io.skewguard.schemas.SkewReport;
 import io.skewguard.schemas.Topics;
 import io.skewguard.schemas.WriteEvent;
 import io.skewguard.schemas.serde.SchemaRegistrySerde;
-import io.skewguard.testkit.EmbeddedKafka;
+import io.skewguard.embedded.EmbeddedKafka;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

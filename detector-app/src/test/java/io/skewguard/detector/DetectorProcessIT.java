@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.skewguard.schemas.SkewReport;
 import io.skewguard.testkit.AppProcess;
-import io.skewguard.testkit.EmbeddedKafka;
+import io.skewguard.embedded.EmbeddedKafka;
 import io.skewguard.testkit.KafkaBrokerExtension;
 import io.skewguard.testkit.RegistryOverHttp;
 import java.io.IOException;

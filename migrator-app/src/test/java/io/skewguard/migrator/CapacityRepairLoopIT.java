@@ -31,7 +31,7 @@ import io.skewguard.schemas.StepResult;
 import io.skewguard.schemas.Topics;
 import io.skewguard.schemas.serde.MockSchemaRegistry;
 import io.skewguard.schemas.serde.SchemaRegistrySerde;
-import io.skewguard.testkit.EmbeddedKafka;
+import io.skewguard.embedded.EmbeddedKafka;
 import io.skewguard.testkit.KafkaBrokerExtension;
 import java.nio.file.Path;
 import java.time.Duration;

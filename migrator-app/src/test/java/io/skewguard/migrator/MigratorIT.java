@@ -17,7 +17,7 @@ import io.skewguard.schemas.SlotAssignment;
 import io.skewguard.schemas.StepResult;
 import io.skewguard.schemas.Topics;
 import io.skewguard.schemas.serde.SchemaRegistrySerde;
-import io.skewguard.testkit.EmbeddedKafka;
+import io.skewguard.embedded.EmbeddedKafka;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

@@ -11,7 +11,7 @@ import io.skewguard.schemas.SlotAssignment;
 import io.skewguard.schemas.Topics;
 import io.skewguard.schemas.serde.MockSchemaRegistry;
 import io.skewguard.testkit.AppProcess;
-import io.skewguard.testkit.EmbeddedKafka;
+import io.skewguard.embedded.EmbeddedKafka;
 import io.skewguard.testkit.KafkaBrokerExtension;
 import io.skewguard.testkit.RegistryOverHttp;
 import java.lang.reflect.Method;

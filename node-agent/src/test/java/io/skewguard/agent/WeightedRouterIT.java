@@ -7,7 +7,7 @@ import io.skewguard.schemas.SlotAssignment;
 import io.skewguard.schemas.Topics;
 import io.skewguard.schemas.serde.MockSchemaRegistry;
 import io.skewguard.schemas.serde.SchemaRegistrySerde;
-import io.skewguard.testkit.EmbeddedKafka;
+import io.skewguard.embedded.EmbeddedKafka;
 import io.skewguard.testkit.KafkaBrokerExtension;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,5 +1,6 @@
 package io.skewguard.testkit;
 
+import io.skewguard.embedded.EmbeddedKafka;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;

@@ -1,5 +1,6 @@
 package io.skewguard.testkit;
 
+import io.skewguard.embedded.EmbeddedKafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

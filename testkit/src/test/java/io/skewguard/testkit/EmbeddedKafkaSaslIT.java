@@ -1,5 +1,6 @@
 package io.skewguard.testkit;
 
+import io.skewguard.embedded.EmbeddedKafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -59,7 +60,7 @@ class EmbeddedKafkaSaslIT {
                 .doesNotContainValue(kafka.clientProperties("alice").get("sasl.jaas.config"));
         assertThatThrownBy(() -> kafka.clientProperties("mallory")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("mallory").hasMessageContaining("[alice, bob]");
-        assertThatThrownBy(() -> kafka.clientProperties(SaslUsers.ADMIN)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> kafka.clientProperties(EmbeddedKafka.INTERNAL_ADMIN_USER)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.skewguard.testkit;
 
+import io.skewguard.embedded.EmbeddedKafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -56,7 +57,7 @@ class EmbeddedKafkaTest {
     void saslUserRejectsADuplicateAndTheInternalAdminName() {
         assertThatThrownBy(() -> EmbeddedKafka.builder().saslUser("alice", "a1").saslUser("alice", "a2"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("declared twice");
-        assertThatThrownBy(() -> EmbeddedKafka.builder().saslUser(SaslUsers.ADMIN, "secret"))
+        assertThatThrownBy(() -> EmbeddedKafka.builder().saslUser(EmbeddedKafka.INTERNAL_ADMIN_USER, "secret"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("reserved");
     }
 

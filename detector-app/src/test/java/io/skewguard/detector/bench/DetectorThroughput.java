@@ -7,7 +7,7 @@ import io.skewguard.schemas.SkewReport;
 import io.skewguard.schemas.Topics;
 import io.skewguard.schemas.WriteEvent;
 import io.skewguard.schemas.serde.SchemaRegistrySerde;
-import io.skewguard.testkit.EmbeddedKafka;
+import io.skewguard.embedded.EmbeddedKafka;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -12,7 +12,7 @@ import io.skewguard.runtime.topics.Provisioned;
 import io.skewguard.runtime.topics.TopicDifference;
 import io.skewguard.runtime.topics.TopicPlan;
 import io.skewguard.runtime.topics.TopicProvisioner;
-import io.skewguard.testkit.EmbeddedKafka;
+import io.skewguard.embedded.EmbeddedKafka;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -3,7 +3,7 @@ package io.skewguard.sim.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.skewguard.schemas.Topics;
-import io.skewguard.testkit.EmbeddedKafka;
+import io.skewguard.embedded.EmbeddedKafka;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package io.skewguard.testkit;
+package io.skewguard.embedded;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -110,6 +110,9 @@ import org.slf4j.LoggerFactory;
  * while the broker runs.
  */
 public final class EmbeddedKafka implements AutoCloseable {
+
+    /** The broker's own user in SASL mode (the kit's helpers log in as it); not a name to declare. */
+    public static final String INTERNAL_ADMIN_USER = SaslUsers.ADMIN;
 
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedKafka.class);
 
@@ -332,7 +335,7 @@ public final class EmbeddedKafka implements AutoCloseable {
                     throw new IllegalStateException("EmbeddedKafka is closed");
                 }
                 if (admin == null) {
-                    admin = new ProtectedAdmin(clientConfig("skewguard-testkit-admin"));
+                    admin = new ProtectedAdmin(clientConfig("skewguard-embedded-admin"));
                 }
                 a = admin;
             }
@@ -411,7 +414,7 @@ public final class EmbeddedKafka implements AutoCloseable {
      * and timeouts short enough that a dead broker fails a test within a minute. A fresh mutable map.
      */
     public Map<String, Object> producerConfig() {
-        Map<String, Object> config = clientConfig("skewguard-testkit-producer");
+        Map<String, Object> config = clientConfig("skewguard-embedded-producer");
         config.put(ProducerConfig.ACKS_CONFIG, "all");
         config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         config.put(ProducerConfig.LINGER_MS_CONFIG, 5);
@@ -474,7 +477,7 @@ public final class EmbeddedKafka implements AutoCloseable {
                                                           Predicate<? super List<ConsumerRecord<K, V>>> done,
                                                           Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        Map<String, Object> config = clientConfig("skewguard-testkit-consumer");
+        Map<String, Object> config = clientConfig("skewguard-embedded-consumer");
         config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");

@@ -1,4 +1,4 @@
-package io.skewguard.testkit;
+package io.skewguard.embedded;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -31,7 +31,7 @@ final class SaslUsers {
     static final String SCRAM_MECHANISM = "SCRAM-SHA-256";
     static final String PLAIN_MECHANISM = "PLAIN";
     /** The user the broker and {@link EmbeddedKafka}'s own helpers authenticate as. */
-    static final String ADMIN = "skewguard-testkit-admin";
+    static final String ADMIN = "skewguard-embedded-admin";
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]*");
     /** Printable ASCII without blanks, quotes, backslashes and commas. */
