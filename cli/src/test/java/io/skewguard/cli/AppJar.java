@@ -31,7 +31,8 @@ record AppJar(Path path, String mainClass, Set<String> entries, Optional<String>
         BROKER("the Kafka broker (kafka_2.13)", "kafka/"),
         RAFT("the broker's KRaft quorum (kafka-raft)", "org/apache/kafka/raft/"),
         SCALA("Scala (the broker's runtime)", "scala/"),
-        TESTKIT("the embedded broker (io.skewguard.testkit)", "io/skewguard/testkit/"),
+        EMBEDDED_BROKER("the embedded broker (io.skewguard.embedded)", "io/skewguard/embedded/"),
+        TESTKIT("the test kit (io.skewguard.testkit)", "io/skewguard/testkit/"),
         SIMULATOR("the simulator", "io/skewguard/sim/");
 
         final String what;

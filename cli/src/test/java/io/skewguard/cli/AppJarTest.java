@@ -37,12 +37,13 @@ class AppJarTest {
     void namesEachUnwantedArtifactWithOneOfItsClasses() throws IOException {
         Path jar = jar("crept.jar", "com.example.App", "com/example/App.class",
                 "org/junit/jupiter/api/Test.class", "kafka/server/KafkaRaftServer.class",
-                "io/skewguard/testkit/EmbeddedKafka.class");
+                "io/skewguard/embedded/EmbeddedKafka.class", "io/skewguard/testkit/RegistryOverHttp.class");
 
         assertThat(AppJar.open(jar).unwantedInside(EnumSet.noneOf(Unwanted.class))).containsExactly(
                 "JUnit (e.g. org/junit/jupiter/api/Test.class)",
                 "the Kafka broker (kafka_2.13) (e.g. kafka/server/KafkaRaftServer.class)",
-                "the embedded broker (io.skewguard.testkit) (e.g. io/skewguard/testkit/EmbeddedKafka.class)");
+                "the embedded broker (io.skewguard.embedded) (e.g. io/skewguard/embedded/EmbeddedKafka.class)",
+                "the test kit (io.skewguard.testkit) (e.g. io/skewguard/testkit/RegistryOverHttp.class)");
     }
 
     @Test
