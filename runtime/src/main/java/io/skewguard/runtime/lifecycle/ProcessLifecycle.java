@@ -259,6 +259,10 @@ public final class ProcessLifecycle {
             started.add(service);
             try {
                 service.start();
+            } catch (StartRefused e) {
+                LOG.error("{}: {} cannot start: {}", process, service.name(), e.getMessage());
+                failed = true;
+                return Outcome.FAILED;
             } catch (Exception | Error e) {
                 LOG.error("{}: {} failed to start; closing what started", process, service.name(), e);
                 failed = true;

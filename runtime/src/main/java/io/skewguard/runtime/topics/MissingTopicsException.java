@@ -1,12 +1,13 @@
 package io.skewguard.runtime.topics;
 
+import io.skewguard.runtime.lifecycle.StartRefused;
 import java.util.List;
 
 /**
  * An app found SkewGuard topics missing at start and was not asked to create them. The message
  * names the topics and the command that creates them.
  */
-public final class MissingTopicsException extends IllegalStateException {
+public final class MissingTopicsException extends StartRefused {
 
     private static final long serialVersionUID = 1L;
 

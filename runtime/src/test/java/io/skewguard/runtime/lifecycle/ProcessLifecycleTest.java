@@ -90,6 +90,16 @@ class ProcessLifecycleTest {
     }
 
     @Test
+    void aServiceThatRefusesToStartEndsTheProcessWithExitCodeOneLikeAnyStartFailure() throws Exception {
+        ProcessLifecycle lifecycle = embedded(new FakeService("first", journal),
+                new FakeService("topics", journal).failingToStart(new StartRefused("missing topic t; run: make-topics")),
+                new FakeService("later", journal)).build();
+
+        assertThat(exitCode(lifecycle.runInBackground())).isEqualTo(ExitCode.FAILED);
+        assertThat(journal).containsExactly("start first", "start topics", "close topics", "close first");
+    }
+
+    @Test
     void aServiceFailingWhileRunningStopsTheProcessWithExitCodeOne() throws Exception {
         FakeService worker = new FakeService("worker", journal);
         ProcessLifecycle lifecycle = embedded(new FakeService("first", journal), worker).build();
