@@ -122,7 +122,10 @@ public final class TopicProvisioner implements AutoCloseable {
             awaitLeaders(created);
         }
         List<TopicDifference> differences = compare(specs, plan);
-        differences.forEach(d -> LOG.warn("topic differs from the plan: {}", d.line()));
+        // partition counts, retention and replication are the operator's to choose; what an app
+        // cannot work right with is worth a warning on every start
+        differences.stream().filter(TopicProvisioner::mattersToApps)
+                .forEach(d -> LOG.warn("topic differs from what SkewGuard needs: {}", d.line()));
         return new Provisioned(created, alreadyThere, differences);
     }
 
@@ -135,8 +138,9 @@ public final class TopicProvisioner implements AutoCloseable {
      * What an app calls at start: when planned topics are missing, creates them if
      * {@code createIfMissing} (the {@code create-topics} setting), or refuses with a
      * {@link MissingTopicsException} naming them and the command that creates them. Other
-     * differences are logged as warnings and returned; deciding which of them an app cannot run
-     * with is the app's.
+     * differences are returned; those an app cannot work right with (reports and alerts not
+     * co-partitioned, a table not compacted) are logged as warnings, while partition counts,
+     * retention and replication are the operator's to choose.
      *
      * @throws MissingTopicsException when topics are missing and {@code createIfMissing} is false
      */
@@ -150,8 +154,17 @@ public final class TopicProvisioner implements AutoCloseable {
         if (!missing.isEmpty()) {
             throw new MissingTopicsException(missing, missingMessage(plan, missing));
         }
-        differences.forEach(d -> LOG.warn("topic differs from the plan: {}", d.line()));
+        // partition counts, retention and replication are the operator's to choose; what an app
+        // cannot work right with is worth a warning on every start
+        differences.stream().filter(TopicProvisioner::mattersToApps)
+                .forEach(d -> LOG.warn("topic differs from what SkewGuard needs: {}", d.line()));
         return new Provisioned(List.of(), specs.stream().map(TopicSpec::name).toList(), differences);
+    }
+
+    /** Reports and alerts not co-partitioned, or a table that is not compacted. */
+    static boolean mattersToApps(TopicDifference d) {
+        return d instanceof TopicDifference.NotCoPartitioned
+                || (d instanceof TopicDifference.Config c && c.key().equals(TopicConfig.CLEANUP_POLICY_CONFIG));
     }
 
     String missingMessage(TopicPlan plan, List<String> missing) {
