@@ -18,11 +18,15 @@ import io.skewguard.schemas.StepResult;
 import io.skewguard.schemas.Topics;
 import io.skewguard.schemas.WeightCommand;
 import io.skewguard.schemas.serde.SchemaRegistrySerde;
+import io.skewguard.schemas.serde.MockSchemaRegistry;
+import io.skewguard.testkit.AppProcess;
 import io.skewguard.testkit.KafkaBrokerExtension;
+import io.skewguard.testkit.RegistryOverHttp;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
@@ -59,7 +63,8 @@ class AgentKillIT {
     Path dir;
 
     private final Topics topics = new Topics("agent-kill.");
-    private HttpRegistry registry;
+    private final String scope = "AgentKillIT-" + UUID.randomUUID();
+    private RegistryOverHttp registry;
     private KafkaProducer<String, byte[]> producer;
     private SchemaRegistrySerde<WeightCommand> weights;
     private SchemaRegistrySerde<MigrationCommand> steps;
@@ -70,8 +75,8 @@ class AgentKillIT {
         KAFKA.broker().createTopics(3, topics.weightCommands(), topics.migrationCommands(), topics.migrationStatus(),
                 topics.dlq(), topics.nodeWrites(), topics.nodeCapacity());
         KAFKA.broker().createCompactedTopics(1, topics.nodeWeights(), topics.slotTable());
-        registry = new HttpRegistry();
-        Map<String, Object> serde = Map.of("schema.registry.url", registry.mockUrl());
+        registry = RegistryOverHttp.serve(scope);
+        Map<String, Object> serde = Map.of("schema.registry.url", "mock://" + scope);
         weights = SchemaRegistrySerde.of(WeightCommand.class, serde, false);
         steps = SchemaRegistrySerde.of(MigrationCommand.class, serde, false);
         answers = SchemaRegistrySerde.of(MigrationStatus.class, serde, false);
@@ -85,12 +90,13 @@ class AgentKillIT {
         steps.close();
         answers.close();
         registry.close();
+        MockSchemaRegistry.drop(scope);
     }
 
     private Map<String, String> settings(double writeLoad) {
         Map<String, String> s = new HashMap<>();
         s.put("bootstrap.servers", KAFKA.bootstrapServers());
-        s.put("schema.registry.url", registry.httpUrl());
+        s.put("schema.registry.url", registry.url());
         s.put("topic-prefix", topics.prefix());
         s.put("create-topics", "true");
         s.put("cluster", Commands.CLUSTER);
@@ -122,7 +128,7 @@ class AgentKillIT {
 
     private List<MigrationStatus> answersUntil(Predicate<List<MigrationStatus>> done) {
         return KAFKA.broker().consumeUntil(topics.migrationStatus(), new StringDeserializer(), answers.deserializer(),
-                rs -> done.test(rs.stream().map(ConsumerRecord::value).toList()), AgentProcess.WAIT)
+                rs -> done.test(rs.stream().map(ConsumerRecord::value).toList()), AgentUnderTest.WAIT)
                 .stream().map(ConsumerRecord::value).toList();
     }
 
@@ -142,9 +148,9 @@ class AgentKillIT {
         String lastNode;
         long preparedBytes;
 
-        try (AgentProcess first = AgentProcess.start(settings(300), dir.resolve("first.properties"), dir.resolve("first.log"))) {
+        try (AppProcess first = AgentUnderTest.start(settings(300), dir.resolve("first.properties"), dir.resolve("first.log"))) {
             // the load fills both nodes; every slot of n1 gets keys to copy
-            first.await(() -> LAST_WRITE.matcher(first.output()).find(), "the load has written");
+            first.await("the load has written", () -> LAST_WRITE.matcher(first.output()).find(), AgentUnderTest.WAIT);
             send(Commands.weight("n2", 3, 1.5));
             send(Commands.step(COPY, prepared, PREPARED_SLOT, "n1", "n2", "n2", 0));
             List<MigrationStatus> copied = answersUntil(as -> !of(as, prepared, "n2", COPY, StepResult.DONE).isEmpty());
@@ -157,16 +163,16 @@ class AgentKillIT {
             // a copy at 1 kB/s: under way when the process dies
             send(Commands.step(COPY, copying, COPYING_SLOT, "n1", "n2", "n2", 1000));
             answersUntil(as -> of(as, copying, "n2", COPY, StepResult.PROGRESS).stream().anyMatch(a -> a.getBytesCopied() > 0));
-            first.await(() -> AgentProcess.appliedWeightEpoch(data.resolve("n2/agent.state")) == 3, "the weight is applied");
+            first.await("the weight is applied", () -> AgentUnderTest.appliedWeightEpoch(data.resolve("n2/agent.state")) == 3, AgentUnderTest.WAIT);
             // a summary written after all that: its write returned before the kill
             int seen = count(LAST_WRITE, first.output());
-            first.await(() -> count(LAST_WRITE, first.output()) > seen, "the load reports a later write");
+            first.await("the load reports a later write", () -> count(LAST_WRITE, first.output()) > seen, AgentUnderTest.WAIT);
             Matcher last = lastMatch(LAST_WRITE, first.output());
             lastKey = last.group(1);
             lastVersion = Long.parseLong(last.group(2));
             lastNode = last.group(3);
 
-            first.kill();
+            first.kill(AgentUnderTest.WAIT);
             assertThat(first.output()).doesNotContain("shutdown signal received");
         }
         // read after the kill (no process holds it any more): what the next start resumes from
@@ -175,7 +181,7 @@ class AgentKillIT {
         assertThat(killed.migration(prepared).stage()).isEqualTo(Stage.PREPARED);
         assertThat(killed.migration(copying).stage()).as("the slow copy is under way at the kill").isEqualTo(Stage.COPYING);
 
-        try (AgentProcess second = AgentProcess.start(settings(0), dir.resolve("second.properties"), dir.resolve("second.log"))) {
+        try (AppProcess second = AgentUnderTest.start(settings(0), dir.resolve("second.properties"), dir.resolve("second.log"))) {
             // the copy under way at the kill carries on from the store's own record of it
             answersUntil(as -> !of(as, copying, "n2", COPY, StepResult.DONE).isEmpty());
             // a re-sent COPY of the prepared migration: answered DONE with the bytes copied, no new copy
@@ -194,7 +200,7 @@ class AgentKillIT {
                     && of(as, prepared, "n2", COMMIT, StepResult.DONE).size() == 1);
             assertThat(second.output()).contains("weight epoch 3");
 
-            assertThat(second.terminate()).as("exit code after SIGTERM; output:\n%s", second.output()).isZero();
+            assertThat(second.stop(AgentUnderTest.WAIT)).as("exit code after SIGTERM; output:\n%s", second.output()).isZero();
         }
 
         AgentState n1 = new StateFile(data.resolve("n1/agent.state")).load("n1");
