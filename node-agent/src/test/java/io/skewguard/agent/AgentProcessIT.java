@@ -2,6 +2,7 @@ package io.skewguard.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.skewguard.embedded.EmbeddedKafka;
 import io.skewguard.schemas.CapacityEvent;
 import io.skewguard.schemas.Topics;
 import io.skewguard.schemas.WeightCommand;
@@ -30,11 +31,23 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code skewguard agent} as its own process: two nodes, the load on, reports out, weights obeyed, ready, SIGTERM. */
+/**
+ * {@code skewguard agent} as its own process, started the way a deployment starts it: one
+ * {@code --config FILE} of standard Kafka keys (a SASL/SCRAM broker) and the agent's own settings (a
+ * registry that wants basic authentication). Two nodes, the load on: both report their writes and
+ * capacity, a weight command moves new writes, {@code /ready} answers; SIGTERM ends it with exit
+ * code 0 and no member left in the agents' consumer groups; the registry refused no request; its
+ * whole output holds neither password and no ERROR.
+ */
 class AgentProcessIT {
 
+    private static final String USER = "agent";
+    private static final String BROKER_SECRET = "agent-broker-s3cret";
+    private static final String REGISTRY_SECRET = "agent-registry-s3cret";
+
+    /** One SASL broker for the class; the test's own clients (the kit's helpers) have a user of their own. */
     @RegisterExtension
-    static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+    static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension(EmbeddedKafka.builder().saslUser(USER, BROKER_SECRET));
 
     /** Writes of the weight test counted on each side of the weight change. */
     private static final long WRITES_COUNTED = 3000;
@@ -54,7 +67,8 @@ class AgentProcessIT {
         KAFKA.broker().createTopics(3, topics.weightCommands(), topics.migrationCommands(), topics.migrationStatus(),
                 topics.dlq(), topics.nodeWrites(), topics.nodeCapacity());
         KAFKA.broker().createCompactedTopics(1, topics.nodeWeights(), topics.slotTable());
-        registry = RegistryOverHttp.serve(scope);
+        // the test's serdes use mock://scope, the agent this, with credentials
+        registry = RegistryOverHttp.serve(scope, USER + ":" + REGISTRY_SECRET);
         healthPort = AppProcess.freePort();
         Map<String, Object> serde = Map.of("schema.registry.url", "mock://" + scope);
         writes = SchemaRegistrySerde.of(WriteEvent.class, serde, false);
@@ -73,10 +87,13 @@ class AgentProcessIT {
 
     private int healthPort;
 
+    private Path config() {
+        return AgentUnderTest.configFile(dir.resolve("agent.properties"), KAFKA.broker(), USER, registry,
+                USER + ":" + REGISTRY_SECRET, settings());
+    }
+
     private Map<String, String> settings() {
         Map<String, String> s = new HashMap<>();
-        s.put("bootstrap.servers", KAFKA.bootstrapServers());
-        s.put("schema.registry.url", registry.url());
         s.put("topic-prefix", topics.prefix());
         s.put("create-topics", "true");
         s.put("cluster", Commands.CLUSTER);
@@ -106,8 +123,9 @@ class AgentProcessIT {
     }
 
     @Test
-    void bothNodesReportWritesAndCapacityAWeightCommandMovesNewWritesItIsReadyAndSigtermExitsZero() throws Exception {
-        try (AppProcess agent = AgentUnderTest.start(settings(), dir.resolve("agent.properties"), dir.resolve("agent.log"))) {
+    void overSaslBothNodesReportAWeightCommandMovesNewWritesItIsReadyAndSigtermExitsZeroLeavingNoGroupMemberAndNoSecretInItsOutput()
+            throws Exception {
+        try (AppProcess agent = AgentUnderTest.start(config(), dir.resolve("agent.log"))) {
             List<WriteEvent> before = writesUntil(es -> ops(es, "n1", e -> true) >= WRITES_COUNTED
                     && ops(es, "n2", e -> true) >= WRITES_COUNTED);
             assertThat(before).allSatisfy(e -> assertThat(e.getCluster()).isEqualTo(Commands.CLUSTER));
@@ -141,9 +159,18 @@ class AgentProcessIT {
                     .isBetween(0.1, 0.3);
 
             agent.awaitReady(healthPort, AgentUnderTest.WAIT);
+            EmbeddedKafka broker = KAFKA.broker();
+            assertThat(broker.groupMembers(AgentUnderTest.group("n1"))).as("n1's agent in its group").isEqualTo(1);
+            assertThat(broker.groupMembers(AgentUnderTest.group("n2"))).as("n2's agent in its group").isEqualTo(1);
 
-            assertThat(agent.stop(AgentUnderTest.WAIT)).as("exit code after SIGTERM; output:\n%s", agent.output()).isZero();
-            assertThat(agent.output()).contains("shutdown signal received").contains("closed").doesNotContain("ERROR");
+            int exitCode = agent.stop(AgentUnderTest.WAIT); // SIGTERM
+            String output = agent.output();
+            assertThat(exitCode).as("exit code after SIGTERM; output:\n%s", output).isZero();
+            assertThat(broker.groupMembers(AgentUnderTest.group("n1"))).as("members left in n1's group").isZero();
+            assertThat(broker.groupMembers(AgentUnderTest.group("n2"))).as("members left in n2's group").isZero();
+            assertThat(registry.refusedRequests()).as("registry requests without the configured credentials").isZero();
+            assertThat(output).contains("shutdown signal received", "agents[n1, n2]: closed", "agent stopped (exit code 0)");
+            AgentUnderTest.assertNoSecretAndNoError(output, BROKER_SECRET, REGISTRY_SECRET);
         }
     }
 
