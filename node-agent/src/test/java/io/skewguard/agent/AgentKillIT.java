@@ -11,6 +11,7 @@ import io.skewguard.agent.state.StateFile;
 import io.skewguard.agent.store.NodeStore;
 import io.skewguard.agent.store.RocksDbNodeStore;
 import io.skewguard.agent.store.Versioned;
+import io.skewguard.embedded.EmbeddedKafka;
 import io.skewguard.schemas.MigrationCommand;
 import io.skewguard.schemas.MigrationPhase;
 import io.skewguard.schemas.MigrationStatus;
@@ -18,11 +19,15 @@ import io.skewguard.schemas.StepResult;
 import io.skewguard.schemas.Topics;
 import io.skewguard.schemas.WeightCommand;
 import io.skewguard.schemas.serde.SchemaRegistrySerde;
+import io.skewguard.schemas.serde.MockSchemaRegistry;
+import io.skewguard.testkit.AppProcess;
 import io.skewguard.testkit.KafkaBrokerExtension;
+import io.skewguard.testkit.RegistryOverHttp;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
@@ -41,12 +46,21 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code skewguard agent} killed with SIGKILL and started again on the same data directory: the
- * keys written, the commands applied and the migrations under way are all still there.
+ * keys written, the commands applied and the migrations under way are all still there. Both runs
+ * are configured as a deployment is, by one {@code --config FILE} of standard Kafka keys (a
+ * SASL/SCRAM broker) and the agent's own settings (a registry that wants basic authentication);
+ * the second ends on SIGTERM with exit code 0 and no member left in the agents' consumer groups,
+ * the registry refused no request, and neither output holds a password or an ERROR.
  */
 class AgentKillIT {
 
+    private static final String USER = "agent";
+    private static final String BROKER_SECRET = "agent-broker-s3cret";
+    private static final String REGISTRY_SECRET = "agent-registry-s3cret";
+
+    /** One SASL broker for the class; the test's own clients (the kit's helpers) have a user of their own. */
     @RegisterExtension
-    static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+    static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension(EmbeddedKafka.builder().saslUser(USER, BROKER_SECRET));
 
     private static final int SLOTS = 16;
     /** Copied at full speed and prepared before the kill, committed after it. */
@@ -59,7 +73,8 @@ class AgentKillIT {
     Path dir;
 
     private final Topics topics = new Topics("agent-kill.");
-    private HttpRegistry registry;
+    private final String scope = "AgentKillIT-" + UUID.randomUUID();
+    private RegistryOverHttp registry;
     private KafkaProducer<String, byte[]> producer;
     private SchemaRegistrySerde<WeightCommand> weights;
     private SchemaRegistrySerde<MigrationCommand> steps;
@@ -70,8 +85,9 @@ class AgentKillIT {
         KAFKA.broker().createTopics(3, topics.weightCommands(), topics.migrationCommands(), topics.migrationStatus(),
                 topics.dlq(), topics.nodeWrites(), topics.nodeCapacity());
         KAFKA.broker().createCompactedTopics(1, topics.nodeWeights(), topics.slotTable());
-        registry = new HttpRegistry();
-        Map<String, Object> serde = Map.of("schema.registry.url", registry.mockUrl());
+        // the test's serdes use mock://scope, the agent this, with credentials
+        registry = RegistryOverHttp.serve(scope, USER + ":" + REGISTRY_SECRET);
+        Map<String, Object> serde = Map.of("schema.registry.url", "mock://" + scope);
         weights = SchemaRegistrySerde.of(WeightCommand.class, serde, false);
         steps = SchemaRegistrySerde.of(MigrationCommand.class, serde, false);
         answers = SchemaRegistrySerde.of(MigrationStatus.class, serde, false);
@@ -85,12 +101,16 @@ class AgentKillIT {
         steps.close();
         answers.close();
         registry.close();
+        MockSchemaRegistry.drop(scope);
+    }
+
+    private Path config(String name, double writeLoad) {
+        return AgentUnderTest.configFile(dir.resolve(name + ".properties"), KAFKA.broker(), USER, registry,
+                USER + ":" + REGISTRY_SECRET, settings(writeLoad));
     }
 
     private Map<String, String> settings(double writeLoad) {
         Map<String, String> s = new HashMap<>();
-        s.put("bootstrap.servers", KAFKA.bootstrapServers());
-        s.put("schema.registry.url", registry.httpUrl());
         s.put("topic-prefix", topics.prefix());
         s.put("create-topics", "true");
         s.put("cluster", Commands.CLUSTER);
@@ -122,7 +142,7 @@ class AgentKillIT {
 
     private List<MigrationStatus> answersUntil(Predicate<List<MigrationStatus>> done) {
         return KAFKA.broker().consumeUntil(topics.migrationStatus(), new StringDeserializer(), answers.deserializer(),
-                rs -> done.test(rs.stream().map(ConsumerRecord::value).toList()), AgentProcess.WAIT)
+                rs -> done.test(rs.stream().map(ConsumerRecord::value).toList()), AgentUnderTest.WAIT)
                 .stream().map(ConsumerRecord::value).toList();
     }
 
@@ -133,7 +153,7 @@ class AgentKillIT {
     }
 
     @Test
-    void afterSigkillAndRestartEveryWrittenKeyAppliedCommandAndMigrationUnderWayIsStillThere() throws Exception {
+    void overSaslAfterSigkillAndRestartEveryWrittenKeyAppliedCommandAndMigrationUnderWayIsStillThereAndSigtermEndsItCleanly() throws Exception {
         String prepared = Commands.CLUSTER + "/b1/" + PREPARED_SLOT + "@n1";
         String copying = Commands.CLUSTER + "/b1/" + COPYING_SLOT + "@n1";
         Path data = dir.resolve("data");
@@ -142,9 +162,9 @@ class AgentKillIT {
         String lastNode;
         long preparedBytes;
 
-        try (AgentProcess first = AgentProcess.start(settings(300), dir.resolve("first.properties"), dir.resolve("first.log"))) {
+        try (AppProcess first = AgentUnderTest.start(config("first", 300), dir.resolve("first.log"))) {
             // the load fills both nodes; every slot of n1 gets keys to copy
-            first.await(() -> LAST_WRITE.matcher(first.output()).find(), "the load has written");
+            first.await("the load has written", () -> LAST_WRITE.matcher(first.output()).find(), AgentUnderTest.WAIT);
             send(Commands.weight("n2", 3, 1.5));
             send(Commands.step(COPY, prepared, PREPARED_SLOT, "n1", "n2", "n2", 0));
             List<MigrationStatus> copied = answersUntil(as -> !of(as, prepared, "n2", COPY, StepResult.DONE).isEmpty());
@@ -157,17 +177,18 @@ class AgentKillIT {
             // a copy at 1 kB/s: under way when the process dies
             send(Commands.step(COPY, copying, COPYING_SLOT, "n1", "n2", "n2", 1000));
             answersUntil(as -> of(as, copying, "n2", COPY, StepResult.PROGRESS).stream().anyMatch(a -> a.getBytesCopied() > 0));
-            first.await(() -> AgentProcess.appliedWeightEpoch(data.resolve("n2/agent.state")) == 3, "the weight is applied");
+            first.await("the weight is applied", () -> AgentUnderTest.appliedWeightEpoch(data.resolve("n2/agent.state")) == 3, AgentUnderTest.WAIT);
             // a summary written after all that: its write returned before the kill
             int seen = count(LAST_WRITE, first.output());
-            first.await(() -> count(LAST_WRITE, first.output()) > seen, "the load reports a later write");
+            first.await("the load reports a later write", () -> count(LAST_WRITE, first.output()) > seen, AgentUnderTest.WAIT);
             Matcher last = lastMatch(LAST_WRITE, first.output());
             lastKey = last.group(1);
             lastVersion = Long.parseLong(last.group(2));
             lastNode = last.group(3);
 
-            first.kill();
+            first.kill(AgentUnderTest.WAIT);
             assertThat(first.output()).doesNotContain("shutdown signal received");
+            AgentUnderTest.assertNoSecretAndNoError(first.output(), BROKER_SECRET, REGISTRY_SECRET);
         }
         // read after the kill (no process holds it any more): what the next start resumes from
         AgentState killed = new StateFile(data.resolve("n2/agent.state")).load("n2");
@@ -175,7 +196,7 @@ class AgentKillIT {
         assertThat(killed.migration(prepared).stage()).isEqualTo(Stage.PREPARED);
         assertThat(killed.migration(copying).stage()).as("the slow copy is under way at the kill").isEqualTo(Stage.COPYING);
 
-        try (AgentProcess second = AgentProcess.start(settings(0), dir.resolve("second.properties"), dir.resolve("second.log"))) {
+        try (AppProcess second = AgentUnderTest.start(config("second", 0), dir.resolve("second.log"))) {
             // the copy under way at the kill carries on from the store's own record of it
             answersUntil(as -> !of(as, copying, "n2", COPY, StepResult.DONE).isEmpty());
             // a re-sent COPY of the prepared migration: answered DONE with the bytes copied, no new copy
@@ -194,8 +215,15 @@ class AgentKillIT {
                     && of(as, prepared, "n2", COMMIT, StepResult.DONE).size() == 1);
             assertThat(second.output()).contains("weight epoch 3");
 
-            assertThat(second.terminate()).as("exit code after SIGTERM; output:\n%s", second.output()).isZero();
+            int exitCode = second.stop(AgentUnderTest.WAIT); // SIGTERM
+            String output = second.output();
+            assertThat(exitCode).as("exit code after SIGTERM; output:\n%s", output).isZero();
+            assertThat(KAFKA.broker().groupMembers(AgentUnderTest.group("n1"))).as("members left in n1's group").isZero();
+            assertThat(KAFKA.broker().groupMembers(AgentUnderTest.group("n2"))).as("members left in n2's group").isZero();
+            assertThat(output).contains("agent stopped (exit code 0)");
+            AgentUnderTest.assertNoSecretAndNoError(output, BROKER_SECRET, REGISTRY_SECRET);
         }
+        assertThat(registry.refusedRequests()).as("registry requests without the configured credentials").isZero();
 
         AgentState n1 = new StateFile(data.resolve("n1/agent.state")).load("n1");
         AgentState n2 = new StateFile(data.resolve("n2/agent.state")).load("n2");

@@ -2,24 +2,22 @@ package io.skewguard.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.skewguard.embedded.EmbeddedKafka;
 import io.skewguard.schemas.CapacityEvent;
 import io.skewguard.schemas.Topics;
 import io.skewguard.schemas.WeightCommand;
 import io.skewguard.schemas.WriteEvent;
 import io.skewguard.schemas.serde.SchemaRegistrySerde;
+import io.skewguard.schemas.serde.MockSchemaRegistry;
+import io.skewguard.testkit.AppProcess;
 import io.skewguard.testkit.KafkaBrokerExtension;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import io.skewguard.testkit.RegistryOverHttp;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -33,11 +31,23 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code skewguard agent} as its own process: two nodes, the load on, reports out, weights obeyed, ready, SIGTERM. */
+/**
+ * {@code skewguard agent} as its own process, started the way a deployment starts it: one
+ * {@code --config FILE} of standard Kafka keys (a SASL/SCRAM broker) and the agent's own settings (a
+ * registry that wants basic authentication). Two nodes, the load on: both report their writes and
+ * capacity, a weight command moves new writes, {@code /ready} answers; SIGTERM ends it with exit
+ * code 0 and no member left in the agents' consumer groups; the registry refused no request; its
+ * whole output holds neither password and no ERROR.
+ */
 class AgentProcessIT {
 
+    private static final String USER = "agent";
+    private static final String BROKER_SECRET = "agent-broker-s3cret";
+    private static final String REGISTRY_SECRET = "agent-registry-s3cret";
+
+    /** One SASL broker for the class; the test's own clients (the kit's helpers) have a user of their own. */
     @RegisterExtension
-    static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+    static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension(EmbeddedKafka.builder().saslUser(USER, BROKER_SECRET));
 
     /** Writes of the weight test counted on each side of the weight change. */
     private static final long WRITES_COUNTED = 3000;
@@ -46,7 +56,8 @@ class AgentProcessIT {
     Path dir;
 
     private final Topics topics = new Topics("agent-proc.");
-    private HttpRegistry registry;
+    private final String scope = "AgentProcessIT-" + UUID.randomUUID();
+    private RegistryOverHttp registry;
     private SchemaRegistrySerde<WriteEvent> writes;
     private SchemaRegistrySerde<CapacityEvent> capacity;
     private SchemaRegistrySerde<WeightCommand> weights;
@@ -56,11 +67,10 @@ class AgentProcessIT {
         KAFKA.broker().createTopics(3, topics.weightCommands(), topics.migrationCommands(), topics.migrationStatus(),
                 topics.dlq(), topics.nodeWrites(), topics.nodeCapacity());
         KAFKA.broker().createCompactedTopics(1, topics.nodeWeights(), topics.slotTable());
-        registry = new HttpRegistry();
-        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            healthPort = free.getLocalPort();
-        }
-        Map<String, Object> serde = Map.of("schema.registry.url", registry.mockUrl());
+        // the test's serdes use mock://scope, the agent this, with credentials
+        registry = RegistryOverHttp.serve(scope, USER + ":" + REGISTRY_SECRET);
+        healthPort = AppProcess.freePort();
+        Map<String, Object> serde = Map.of("schema.registry.url", "mock://" + scope);
         writes = SchemaRegistrySerde.of(WriteEvent.class, serde, false);
         capacity = SchemaRegistrySerde.of(CapacityEvent.class, serde, false);
         weights = SchemaRegistrySerde.of(WeightCommand.class, serde, false);
@@ -72,14 +82,18 @@ class AgentProcessIT {
         capacity.close();
         weights.close();
         registry.close();
+        MockSchemaRegistry.drop(scope);
     }
 
     private int healthPort;
 
+    private Path config() {
+        return AgentUnderTest.configFile(dir.resolve("agent.properties"), KAFKA.broker(), USER, registry,
+                USER + ":" + REGISTRY_SECRET, settings());
+    }
+
     private Map<String, String> settings() {
         Map<String, String> s = new HashMap<>();
-        s.put("bootstrap.servers", KAFKA.bootstrapServers());
-        s.put("schema.registry.url", registry.httpUrl());
         s.put("topic-prefix", topics.prefix());
         s.put("create-topics", "true");
         s.put("cluster", Commands.CLUSTER);
@@ -100,7 +114,7 @@ class AgentProcessIT {
 
     private List<WriteEvent> writesUntil(Predicate<List<WriteEvent>> done) {
         return KAFKA.broker().consumeUntil(topics.nodeWrites(), new StringDeserializer(), writes.deserializer(),
-                rs -> done.test(rs.stream().map(ConsumerRecord::value).toList()), AgentProcess.WAIT)
+                rs -> done.test(rs.stream().map(ConsumerRecord::value).toList()), AgentUnderTest.WAIT)
                 .stream().map(ConsumerRecord::value).toList();
     }
 
@@ -109,15 +123,16 @@ class AgentProcessIT {
     }
 
     @Test
-    void bothNodesReportWritesAndCapacityAWeightCommandMovesNewWritesItIsReadyAndSigtermExitsZero() throws Exception {
-        try (AgentProcess agent = AgentProcess.start(settings(), dir.resolve("agent.properties"), dir.resolve("agent.log"))) {
+    void overSaslBothNodesReportAWeightCommandMovesNewWritesItIsReadyAndSigtermExitsZeroLeavingNoGroupMemberAndNoSecretInItsOutput()
+            throws Exception {
+        try (AppProcess agent = AgentUnderTest.start(config(), dir.resolve("agent.log"))) {
             List<WriteEvent> before = writesUntil(es -> ops(es, "n1", e -> true) >= WRITES_COUNTED
                     && ops(es, "n2", e -> true) >= WRITES_COUNTED);
             assertThat(before).allSatisfy(e -> assertThat(e.getCluster()).isEqualTo(Commands.CLUSTER));
             List<CapacityEvent> reports = KAFKA.broker().consumeUntil(topics.nodeCapacity(), new StringDeserializer(),
                     capacity.deserializer(), rs -> rs.stream().map(ConsumerRecord::value)
                             .filter(c -> c.getUsedBytes() > 0).map(CapacityEvent::getNode).distinct().count() == 2,
-                    AgentProcess.WAIT).stream().map(ConsumerRecord::value).toList();
+                    AgentUnderTest.WAIT).stream().map(ConsumerRecord::value).toList();
             assertThat(reports).extracting(CapacityEvent::getNode).contains("n1", "n2");
             assertThat(reports).allSatisfy(c -> assertThat(c.getTotalBytes()).isEqualTo(1L << 40));
 
@@ -130,8 +145,8 @@ class AgentProcessIT {
                 producer.flush();
             }
             Path data = dir.resolve("data");
-            agent.await(() -> AgentProcess.appliedWeightEpoch(data.resolve("n1/agent.state")) == 1
-                    && AgentProcess.appliedWeightEpoch(data.resolve("n2/agent.state")) == 1, "both weights are applied");
+            agent.await("both weights are applied", () -> AgentUnderTest.appliedWeightEpoch(data.resolve("n1/agent.state")) == 1
+                    && AgentUnderTest.appliedWeightEpoch(data.resolve("n2/agent.state")) == 1, AgentUnderTest.WAIT);
             // events flushed one flush interval after this hold only writes made after the change
             Instant after = Instant.now().plusMillis(400);
             List<WriteEvent> all = writesUntil(es -> ops(es, "n1", e -> e.getEventTime().isAfter(after))
@@ -143,21 +158,19 @@ class AgentProcessIT {
             assertThat(shareAfter).as("n1's share of the writes after its weight fell to 0.5 and n2's rose to 2.0")
                     .isBetween(0.1, 0.3);
 
-            HttpClient http = HttpClient.newHttpClient();
-            HttpRequest ready = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + healthPort + "/ready")).build();
-            agent.await(() -> {
-                try {
-                    return http.send(ready, HttpResponse.BodyHandlers.ofString()).statusCode() == 200;
-                } catch (java.io.IOException e) {
-                    return false;
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return false;
-                }
-            }, "GET /ready answers 200");
+            agent.awaitReady(healthPort, AgentUnderTest.WAIT);
+            EmbeddedKafka broker = KAFKA.broker();
+            assertThat(broker.groupMembers(AgentUnderTest.group("n1"))).as("n1's agent in its group").isEqualTo(1);
+            assertThat(broker.groupMembers(AgentUnderTest.group("n2"))).as("n2's agent in its group").isEqualTo(1);
 
-            assertThat(agent.terminate()).as("exit code after SIGTERM; output:\n%s", agent.output()).isZero();
-            assertThat(agent.output()).contains("shutdown signal received").contains("closed").doesNotContain("ERROR");
+            int exitCode = agent.stop(AgentUnderTest.WAIT); // SIGTERM
+            String output = agent.output();
+            assertThat(exitCode).as("exit code after SIGTERM; output:\n%s", output).isZero();
+            assertThat(broker.groupMembers(AgentUnderTest.group("n1"))).as("members left in n1's group").isZero();
+            assertThat(broker.groupMembers(AgentUnderTest.group("n2"))).as("members left in n2's group").isZero();
+            assertThat(registry.refusedRequests()).as("registry requests without the configured credentials").isZero();
+            assertThat(output).contains("shutdown signal received", "agents[n1, n2]: closed", "agent stopped (exit code 0)");
+            AgentUnderTest.assertNoSecretAndNoError(output, BROKER_SECRET, REGISTRY_SECRET);
         }
     }
 

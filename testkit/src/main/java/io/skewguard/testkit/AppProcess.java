@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * An application under test running as a JVM of its own, the way a deployment runs it: its
@@ -27,7 +28,8 @@ import java.util.concurrent.TimeUnit;
  * Lines are {@code HH:mm:ss.SSS LEVEL [thread] logger - message}.
  *
  * <p>{@link #stop(Duration)} sends SIGTERM, as a container runtime or systemd does, and returns the
- * exit code; {@link #close()} kills what is still running (for a test that failed half-way).
+ * exit code; {@link #kill(Duration)} sends SIGKILL, as a crash would (no shutdown hook runs);
+ * {@link #close()} kills what is still running (for a test that failed half-way).
  */
 public final class AppProcess implements AutoCloseable {
 
@@ -84,21 +86,37 @@ public final class AppProcess implements AutoCloseable {
         HttpClient http = HttpClient.newHttpClient();
         HttpRequest ready = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + healthPort + "/ready"))
                 .timeout(Duration.ofSeconds(5)).build();
+        await("it was ready", () -> {
+            try {
+                return http.send(ready, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+            } catch (IOException notListeningYet) {
+                return false; // the JVM is still starting
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false; // Thread.sleep in await throws
+            }
+        }, timeout);
+    }
+
+    /**
+     * Waits until {@code condition} holds while the process runs, testing it every 200 ms: for what
+     * the application shows other than readiness (a line of its output, a file it writes, a record
+     * it sends).
+     *
+     * @param what the condition in words, for the failure message ("the load has written")
+     * @throws IllegalStateException if the process ends first or {@code timeout} passes (the
+     *                               message names {@code what} and holds the output so far)
+     */
+    public void await(String what, BooleanSupplier condition, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
+        while (!condition.getAsBoolean()) {
             if (!process.isAlive()) {
                 throw new IllegalStateException(name + " ended with exit code " + process.exitValue()
-                        + " before it was ready; its output:\n" + output());
-            }
-            try {
-                if (http.send(ready, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
-                    return;
-                }
-            } catch (IOException notListeningYet) {
-                // the JVM is still starting
+                        + " before " + what + "; its output:\n" + output());
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(name + " was not ready within " + timeout + "; its output:\n" + output());
+                throw new IllegalStateException(name + ": timed out after " + timeout + " waiting until " + what
+                        + "; its output:\n" + output());
             }
             Thread.sleep(POLL.toMillis());
         }
@@ -123,6 +141,17 @@ public final class AppProcess implements AutoCloseable {
      */
     public int stop(Duration timeout) throws InterruptedException {
         process.destroy();
+        return awaitExit(timeout);
+    }
+
+    /**
+     * Sends SIGKILL, as a crash or the kernel's OOM killer would: no shutdown hook runs, nothing is
+     * flushed or closed. Waits for the process to end; its exit code (137 on Linux).
+     *
+     * @throws IllegalStateException if it still runs after {@code timeout}
+     */
+    public int kill(Duration timeout) throws InterruptedException {
+        process.destroyForcibly();
         return awaitExit(timeout);
     }
 
