@@ -11,7 +11,6 @@ import io.skewguard.runtime.settings.Validator;
 import io.skewguard.schemas.Topics;
 import java.time.Duration;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Properties;
@@ -104,18 +103,6 @@ public record BalancerSettings(
                             + "without waiting for the session timeout")
             .build();
 
-    /**
-     * Names the balancer's settings had before the settings model, still read by
-     * {@link #resolve(Properties, Map, Map)} so that embedders keep working.
-     */
-    private static final Map<String, String> FORMER_NAMES = Map.of(
-            "bootstrap-servers", CommonSettings.BOOTSTRAP_SERVERS,
-            "schema-registry-url", CommonSettings.SCHEMA_REGISTRY_URL,
-            "application-id", CommonSettings.APPLICATION_ID,
-            "state-dir", CommonSettings.STATE_DIR);
-
-    private static final String FORMER_STREAMS_PREFIX = "streams.";
-
     public BalancerSettings {
         clusters = Collections.unmodifiableSet(new LinkedHashSet<>(clusters));
     }
@@ -159,33 +146,16 @@ public record BalancerSettings(
     }
 
     /**
-     * The embedders' entry point (the simulator, tests that run the topology in their own JVM): the
-     * layers as {@link SettingsModel#resolve} reads them, with the names the balancer had before its
-     * settings model still understood: {@code bootstrap-servers}, {@code schema-registry-url},
-     * {@code application-id}, {@code state-dir} for the settings now named by their Kafka keys, and
-     * file keys {@code streams.KEY} for the Kafka key {@code KEY}. A command line never gets here:
-     * it goes through {@link BalancerApp} and the model's own names.
+     * The defaults with {@code values} on top, keys as in a properties file: the settings by their
+     * names ({@code bootstrap.servers}, {@code state.dir}, {@code round-interval}), durations with a
+     * unit ({@code 1500ms}), any other key a Kafka key by its Kafka name. The same as
+     * {@code from(MODEL.with(values))}; for embedders (the simulator, tests that run the topology in
+     * their own JVM), who have no command line.
      *
-     * @param file the properties of a file (current or former names)
-     * @param env the environment ({@code SKEWGUARD_BALANCER_<KEY>})
-     * @param flags setting → value, current or former names
-     * @throws SettingsException naming the key, its value and where it came from
+     * @throws SettingsException naming the key, its value and what is allowed
      */
-    public static BalancerSettings resolve(Properties file, Map<String, String> env, Map<String, String> flags) {
-        Map<String, String> fileValues = new LinkedHashMap<>();
-        for (String key : file.stringPropertyNames()) {
-            fileValues.put(currentName(key), file.getProperty(key));
-        }
-        Map<String, String> flagValues = new LinkedHashMap<>();
-        flags.forEach((key, value) -> flagValues.put(currentName(key), value));
-        return from(MODEL.resolve(fileValues, null, env, flagValues));
-    }
-
-    private static String currentName(String key) {
-        if (key.startsWith(FORMER_STREAMS_PREFIX)) {
-            return key.substring(FORMER_STREAMS_PREFIX.length());
-        }
-        return FORMER_NAMES.getOrDefault(key, key);
+    public static BalancerSettings of(Map<String, String> values) {
+        return from(MODEL.with(values));
     }
 
     /** The topic names under this prefix. */

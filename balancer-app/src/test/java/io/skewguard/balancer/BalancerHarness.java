@@ -17,7 +17,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.UUID;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -45,11 +44,10 @@ final class BalancerHarness implements AutoCloseable {
     private final TestOutputTopic<byte[], byte[]> dlqOut;
 
     BalancerHarness(String clusters) {
-        Properties file = new Properties();
-        file.setProperty("schema-registry-url", "mock://" + scope);
-        file.setProperty("clusters", clusters);
-        file.setProperty("state-dir", "target/balancer-state/" + scope);
-        settings = BalancerSettings.resolve(file, Map.of(), Map.of());
+        settings = BalancerSettings.of(Map.of(
+                "schema.registry.url", "mock://" + scope,
+                "clusters", clusters,
+                "state.dir", "target/balancer-state/" + scope));
         topics = settings.topics();
         driver = new TopologyTestDriver(BalancerTopology.build(settings), settings.streamsProperties());
         Map<String, Object> serde = settings.serdeConfig();

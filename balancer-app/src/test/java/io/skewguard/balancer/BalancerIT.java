@@ -94,13 +94,12 @@ class BalancerIT {
         Topics topics = new Topics("balancer-it.");
         broker.createTopics(2, topics.reports(), topics.alerts(), topics.weightCommands(), topics.dlq());
         broker.createCompactedTopics(2, topics.nodeWeights());
-        Properties file = new Properties();
-        file.setProperty("bootstrap-servers", broker.bootstrapServers());
-        file.setProperty("schema-registry-url", "mock://" + SCOPE);
-        file.setProperty("application-id", "balancer-it-" + UUID.randomUUID());
-        file.setProperty("topic-prefix", topics.prefix());
-        file.setProperty("replication-factor", "1");
-        BalancerSettings settings = BalancerSettings.resolve(file, Map.of(), Map.of());
+        BalancerSettings settings = BalancerSettings.of(Map.of(
+                "bootstrap.servers", broker.bootstrapServers(),
+                "schema.registry.url", "mock://" + SCOPE,
+                "application.id", "balancer-it-" + UUID.randomUUID(),
+                "topic-prefix", topics.prefix(),
+                "replication-factor", "1"));
         Map<String, Object> serde = settings.serdeConfig();
         SchemaRegistrySerde<SkewReport> reports = SchemaRegistrySerde.of(SkewReport.class, serde, false);
         SchemaRegistrySerde<SkewAlert> alerts = SchemaRegistrySerde.of(SkewAlert.class, serde, false);

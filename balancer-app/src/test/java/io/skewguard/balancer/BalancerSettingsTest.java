@@ -73,7 +73,7 @@ class BalancerSettingsTest {
 
     @Test
     void replicationFactorIsStreamsReplicationFactorAndTheKafkaKeyNamesTheSetting() {
-        BalancerSettings settings = BalancerSettings.from(BalancerSettings.MODEL.with(Map.of("replication-factor", "3")));
+        BalancerSettings settings = BalancerSettings.of(Map.of("replication-factor", "3"));
 
         assertThat(settings.replicationFactor()).isEqualTo(3);
         assertThat(settings.streamsProperties().getProperty("replication.factor")).isEqualTo("3");
@@ -139,7 +139,7 @@ class BalancerSettingsTest {
     @Test
     void durationsTakeTheOneSyntax() {
         for (String text : new String[] {"1s", "500ms", "PT1S", "1m30s"}) {
-            assertThat(BalancerSettings.from(BalancerSettings.MODEL.with(Map.of("round-interval", text))).controller().minRoundInterval())
+            assertThat(BalancerSettings.of(Map.of("round-interval", text)).controller().minRoundInterval())
                     .as(text).isEqualTo(switch (text) {
                         case "500ms" -> Duration.ofMillis(500);
                         case "1m30s" -> Duration.ofSeconds(90);
@@ -185,9 +185,9 @@ class BalancerSettingsTest {
 
     @Test
     void theStartUpLineHidesSecrets() {
-        BalancerSettings settings = BalancerSettings.from(BalancerSettings.MODEL.with(Map.of(
+        BalancerSettings settings = BalancerSettings.of(Map.of(
                 "sasl.jaas.config", JAAS, "ssl.truststore.password", "trust-s3cret",
-                "basic.auth.user.info", "reg:registry-s3cret")));
+                "basic.auth.user.info", "reg:registry-s3cret"));
 
         // BalancerApp logs "starting balancer with " + settings
         assertThat(settings.toString()).startsWith("balancer settings {").contains("sasl.jaas.config=[hidden]")
@@ -220,24 +220,34 @@ class BalancerSettingsTest {
     }
 
     @Test
-    void embeddersStillResolveWithTheFormerNames() {
-        Properties file = new Properties();
-        file.setProperty("streams.num.stream.threads", "2");
-        file.setProperty("deadband", "0.10");
-        BalancerSettings settings = BalancerSettings.resolve(file, Map.of("SKEWGUARD_BALANCER_GAIN", "0.3"), Map.of(
-                "bootstrap-servers", "broker:9092", "schema-registry-url", "mock://x", "application-id", "sim-balancer",
-                "state-dir", "/tmp/sim", "round-interval", "1500ms", "commit-interval", "200ms"));
+    void embeddersGiveTheSettingsByTheirNamesAndKafkaKeysAsInAFile() {
+        BalancerSettings settings = BalancerSettings.of(Map.of(
+                "bootstrap.servers", "broker:9092", "schema.registry.url", "mock://x", "application.id", "sim-balancer",
+                "state.dir", "/tmp/sim", "round-interval", "1500ms", "commit-interval", "200ms", "deadband", "0.10",
+                "num.stream.threads", "2"));
 
         assertThat(settings.bootstrapServers()).isEqualTo("broker:9092");
         assertThat(settings.schemaRegistryUrl()).isEqualTo("mock://x");
         assertThat(settings.stateDir()).isEqualTo("/tmp/sim");
         assertThat(settings.controller().deadband()).isEqualTo(0.10);
-        assertThat(settings.controller().gain()).isEqualTo(0.3);
         assertThat(settings.controller().minRoundInterval()).isEqualTo(Duration.ofMillis(1500));
         Properties streams = settings.streamsProperties();
         assertThat(streams.getProperty("num.stream.threads")).isEqualTo("2");
         assertThat(streams.getProperty("application.id")).isEqualTo("sim-balancer");
         assertThat(streams.getProperty("commit.interval.ms")).isEqualTo("200");
         assertThat(settings.settings().kafkaKeys()).containsEntry("num.stream.threads", "2");
+    }
+
+    @Test
+    void embeddersHaveTheCommandLinesOneSyntaxNoFormerNamesNoStreamsPrefixNoBareMilliseconds() {
+        assertThatThrownBy(() -> BalancerSettings.of(Map.of("bootstrap-servers", "broker:9092")))
+                .isInstanceOf(SettingsException.class)
+                .hasMessageContaining("unknown setting 'bootstrap-servers'").hasMessageContaining("did you mean 'bootstrap.servers'?");
+        assertThatThrownBy(() -> BalancerSettings.of(Map.of("streams.num.stream.threads", "2")))
+                .isInstanceOf(SettingsException.class)
+                .hasMessageContaining("unknown setting 'streams.num.stream.threads'");
+        assertThatThrownBy(() -> BalancerSettings.of(Map.of("round-interval", "1500")))
+                .isInstanceOf(SettingsException.class)
+                .hasMessageContaining("round-interval: '1500' has no unit");
     }
 }

@@ -8,6 +8,7 @@ import io.skewguard.core.ring.HashRing;
 import io.skewguard.core.slots.SlotTable;
 import io.skewguard.detector.DetectorApp;
 import io.skewguard.detector.DetectorSettings;
+import io.skewguard.runtime.settings.Durations;
 import io.skewguard.schemas.AlertKind;
 import io.skewguard.schemas.AlertState;
 import io.skewguard.schemas.CapacityEvent;
@@ -26,7 +27,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -88,10 +88,9 @@ class SkewRepairLoopIT {
         broker.createCompactedTopics(1, topics.nodeWeights(), topics.slotTable());
         Map<String, Object> serde = Map.of("schema.registry.url", "mock://" + SCOPE);
 
-        Properties detectorFile = new Properties();
-        detectorFile.setProperty("session.timeout.ms", "6000");
-        detectorFile.setProperty("heartbeat.interval.ms", "1500");
-        DetectorSettings detectorSettings = DetectorSettings.load(detectorFile, Map.of(), Map.ofEntries(
+        DetectorSettings detectorSettings = DetectorSettings.of(Map.ofEntries(
+                Map.entry("session.timeout.ms", "6000"),
+                Map.entry("heartbeat.interval.ms", "1500"),
                 Map.entry(DetectorSettings.BOOTSTRAP_SERVERS, broker.bootstrapServers()),
                 Map.entry(DetectorSettings.SCHEMA_REGISTRY_URL, "mock://" + SCOPE),
                 Map.entry(DetectorSettings.APPLICATION_ID, "loop-it-detector"),
@@ -104,19 +103,18 @@ class SkewRepairLoopIT {
                 Map.entry(DetectorSettings.COMMIT_INTERVAL, "300ms"),
                 Map.entry(DetectorSettings.STATE_DIR, dir.resolve("detector").toString())));
 
-        Properties balancerFile = new Properties();
-        balancerFile.setProperty("streams." + StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), "6000");
-        balancerFile.setProperty("streams." + StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), "1500");
-        BalancerSettings balancerSettings = BalancerSettings.resolve(balancerFile, Map.of(), Map.ofEntries(
-                Map.entry("bootstrap-servers", broker.bootstrapServers()),
-                Map.entry("schema-registry-url", "mock://" + SCOPE),
-                Map.entry("application-id", "loop-it-balancer"),
+        BalancerSettings balancerSettings = BalancerSettings.of(Map.ofEntries(
+                Map.entry(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), "6000"),
+                Map.entry(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), "1500"),
+                Map.entry("bootstrap.servers", broker.bootstrapServers()),
+                Map.entry("schema.registry.url", "mock://" + SCOPE),
+                Map.entry("application.id", "loop-it-balancer"),
                 Map.entry("topic-prefix", topics.prefix()),
-                Map.entry("round-interval", ROUND_INTERVAL + "ms"),
+                Map.entry("round-interval", Durations.format(Duration.ofMillis(ROUND_INTERVAL))),
                 Map.entry("repair-target", "0.06"),
                 Map.entry("commit-interval", "300ms"),
                 Map.entry("replication-factor", "1"),
-                Map.entry("state-dir", dir.resolve("balancer").toString())));
+                Map.entry("state.dir", dir.resolve("balancer").toString())));
 
         SchemaRegistrySerde<WriteEvent> writeSerde = SchemaRegistrySerde.of(WriteEvent.class, serde, false);
         SchemaRegistrySerde<CapacityEvent> capacitySerde = SchemaRegistrySerde.of(CapacityEvent.class, serde, false);

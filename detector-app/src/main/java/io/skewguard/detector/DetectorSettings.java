@@ -12,8 +12,6 @@ import io.skewguard.runtime.settings.SettingsModel;
 import io.skewguard.runtime.settings.Validator;
 import io.skewguard.schemas.Topics;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Map;
@@ -149,9 +147,6 @@ public record DetectorSettings(
                     "the ingest loops' idempotent, transactional producers need every in-sync replica's acknowledgement")
             .build();
 
-    /** Flag-style names ({@code bootstrap-servers}, {@code state-dir}) → the model's names. */
-    private static final Map<String, String> FLAG_NAMES = flagNames();
-
     public DetectorSettings {
         clusters = Set.copyOf(clusters);
     }
@@ -205,45 +200,20 @@ public record DetectorSettings(
     }
 
     /**
-     * The entry point of embedders (the simulator's demo and fast mode, other modules' tests): the
-     * layers as the command reads them, without a command line.
+     * The defaults with {@code values} on top, keys as in a properties file: the settings by their
+     * names ({@code bootstrap.servers}, {@code state.dir}, {@code window}), durations with a unit
+     * ({@code 200ms}), any other key a Kafka key. The same as {@code from(MODEL.with(values))}; for
+     * embedders (the simulator, other modules' tests), who have no command line.
      *
-     * @param file the content of a properties file: settings and Kafka keys by their names
-     * @param env the process environment (only {@code SKEWGUARD_DETECTOR_*} variables are read)
-     * @param flags setting → value, as on the command line: by the flag's name without {@code --}
-     *     ({@code bootstrap-servers}, {@code state-dir}) or by the setting's name
-     *     ({@code bootstrap.servers}); any other key is a Kafka key, as with {@code --set}
      * @throws SettingsException on a setting that cannot be used
      */
-    public static DetectorSettings load(Properties file, Map<String, String> env, Map<String, String> flags) {
-        Map<String, String> fileMap = new LinkedHashMap<>();
-        file.stringPropertyNames().forEach(k -> fileMap.put(k, file.getProperty(k)));
-        return from(MODEL.resolve(fileMap, null, env, byModelName(flags)));
+    public static DetectorSettings of(Map<String, String> values) {
+        return from(MODEL.with(values));
     }
 
-    /** These settings with {@code overrides} on top (names as for {@link #load}'s flags); for tests and embedders. */
+    /** These settings with {@code overrides} on top, keys as for {@link #of}; for tests and embedders. */
     public DetectorSettings with(Map<String, String> overrides) {
-        return from(settings.with(byModelName(overrides)));
-    }
-
-    private static Map<String, String> byModelName(Map<String, String> given) {
-        Map<String, String> m = new LinkedHashMap<>();
-        given.forEach((k, v) -> {
-            if (v != null) {
-                String key = k.trim();
-                m.put(FLAG_NAMES.getOrDefault(key, key), v);
-            }
-        });
-        return m;
-    }
-
-    private static Map<String, String> flagNames() {
-        Map<String, String> m = new HashMap<>();
-        for (Setting s : MODEL.settings()) {
-            m.put(s.flag(), s.name());
-            m.put(s.flag().substring(2), s.name());
-        }
-        return Map.copyOf(m);
+        return from(settings.with(overrides));
     }
 
     // ---- derived views

@@ -19,7 +19,6 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -68,24 +67,23 @@ final class DetectorItRig implements AutoCloseable {
         broker.createTopics(inputPartitions, topics.nodeWrites(), topics.nodeCapacity());
         broker.createTopics(1, topics.reports(), topics.alerts(), topics.dlq());
         stateDir = Files.createTempDirectory(name);
-        Properties file = new Properties();
+        Map<String, String> values = new HashMap<>();
         // a stopped or crashed member stays in its group until its session times out: keep that short
-        file.setProperty("session.timeout.ms", "6000");
-        file.setProperty("heartbeat.interval.ms", "1500");
-        Map<String, String> flags = new HashMap<>();
-        flags.put(DetectorSettings.BOOTSTRAP_SERVERS, broker.bootstrapServers());
-        flags.put(DetectorSettings.SCHEMA_REGISTRY_URL, "mock://" + name);
-        flags.put(DetectorSettings.APPLICATION_ID, name);
-        flags.put(DetectorSettings.TOPIC_PREFIX, topics.prefix());
-        flags.put(DetectorSettings.TICK, "1s");
-        flags.put(DetectorSettings.WINDOW, "4s");
-        flags.put(DetectorSettings.GRACE, "2s");
-        flags.put(DetectorSettings.COOLDOWN, "6s");
+        values.put("session.timeout.ms", "6000");
+        values.put("heartbeat.interval.ms", "1500");
+        values.put(DetectorSettings.BOOTSTRAP_SERVERS, broker.bootstrapServers());
+        values.put(DetectorSettings.SCHEMA_REGISTRY_URL, "mock://" + name);
+        values.put(DetectorSettings.APPLICATION_ID, name);
+        values.put(DetectorSettings.TOPIC_PREFIX, topics.prefix());
+        values.put(DetectorSettings.TICK, "1s");
+        values.put(DetectorSettings.WINDOW, "4s");
+        values.put(DetectorSettings.GRACE, "2s");
+        values.put(DetectorSettings.COOLDOWN, "6s");
         // no wall-clock flush: heat waits in the ingest buffers until a tick or a stop hands it on,
         // which is what the crash, restart and rebalance tests put to the test
-        flags.put(DetectorSettings.FLUSH_INTERVAL, "1h");
-        flags.put(DetectorSettings.COMMIT_INTERVAL, "300ms");
-        settings = DetectorSettings.load(file, Map.of(), flags);
+        values.put(DetectorSettings.FLUSH_INTERVAL, "1h");
+        values.put(DetectorSettings.COMMIT_INTERVAL, "300ms");
+        settings = DetectorSettings.of(values);
         Map<String, Object> serde = settings.serdeConfig();
         reportSerde = SchemaRegistrySerde.of(SkewReport.class, serde, false);
         alertSerde = SchemaRegistrySerde.of(SkewAlert.class, serde, false);

@@ -156,19 +156,31 @@ class DetectorSettingsTest {
     }
 
     @Test
-    void embeddersGiveFlagStyleNamesAndKafkaKeys() {
-        Properties file = new Properties();
-        file.setProperty("session.timeout.ms", "6000");
-        DetectorSettings s = DetectorSettings.load(file, Map.of(), Map.of(
-                "bootstrap-servers", "flag:9092", "schema-registry-url", "mock://x", "application-id", "app",
-                "state-dir", "/tmp/state", "commit-interval", "200ms", "tick", "1s", "window", "3s"));
-        assertThat(s.bootstrapServers()).isEqualTo("flag:9092");
+    void embeddersGiveTheSettingsByTheirNamesAndKafkaKeysAsInAFile() {
+        DetectorSettings s = DetectorSettings.of(Map.of(
+                "bootstrap.servers", "broker:9092", "schema.registry.url", "mock://x", "application.id", "app",
+                "state.dir", "/tmp/state", "commit-interval", "200ms", "tick", "1s", "window", "3s",
+                "session.timeout.ms", "6000"));
+        assertThat(s.bootstrapServers()).isEqualTo("broker:9092");
         assertThat(s.schemaRegistryUrl()).isEqualTo("mock://x");
         assertThat(s.stateDir()).isEqualTo("/tmp/state");
         assertThat(s.streamsProperties()).containsEntry("application.id", "app").containsEntry("session.timeout.ms", "6000")
                 .containsEntry("commit.interval.ms", "200").containsEntry("state.dir", "/tmp/state");
         assertThat(s.with(Map.of(DetectorSettings.STATE_DIR, "/tmp/other")).stateDir()).isEqualTo("/tmp/other");
         assertThat(s.with(Map.of("purge-interval", "0")).purgeInterval()).isZero();
+    }
+
+    @Test
+    void embeddersHaveTheCommandLinesOneSyntaxNoFlagNamesAndNoBareMilliseconds() {
+        assertThatThrownBy(() -> DetectorSettings.of(Map.of("state-dir", "/tmp/state")))
+                .isInstanceOf(SettingsException.class)
+                .hasMessageContaining("unknown setting 'state-dir'").hasMessageContaining("did you mean 'state.dir'?");
+        assertThatThrownBy(() -> DetectorSettings.of(Map.of("commit-interval", "200")))
+                .isInstanceOf(SettingsException.class)
+                .hasMessageContaining("commit-interval: '200' has no unit");
+        assertThatThrownBy(() -> DetectorSettings.defaultSettings().with(Map.of("bootstrap-servers", "broker:9092")))
+                .isInstanceOf(SettingsException.class)
+                .hasMessageContaining("unknown setting 'bootstrap-servers'");
     }
 
     @Test

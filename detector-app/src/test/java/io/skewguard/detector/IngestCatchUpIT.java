@@ -46,7 +46,7 @@ class IngestCatchUpIT {
         KAFKA.broker().createTopics(3, topics.nodeWrites(), topics.nodeCapacity());
         KAFKA.broker().createTopics(1, topics.reports(), topics.alerts(), topics.dlq());
         Path stateDir = Files.createTempDirectory("ingest-catchup-it");
-        DetectorSettings settings = DetectorSettings.load(new java.util.Properties(), Map.of(), Map.of(
+        DetectorSettings settings = DetectorSettings.of(Map.of(
                 DetectorSettings.BOOTSTRAP_SERVERS, KAFKA.bootstrapServers(),
                 DetectorSettings.SCHEMA_REGISTRY_URL, "mock://ingest-catchup-it",
                 DetectorSettings.APPLICATION_ID, "ingest-catchup-it",

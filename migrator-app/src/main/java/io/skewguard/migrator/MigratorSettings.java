@@ -9,13 +9,11 @@ import io.skewguard.schemas.Topics;
 import io.skewguard.runtime.settings.ClientType;
 import io.skewguard.runtime.settings.CommonSettings;
 import io.skewguard.runtime.settings.Setting;
-import io.skewguard.runtime.settings.SettingType;
 import io.skewguard.runtime.settings.Settings;
 import io.skewguard.runtime.settings.SettingsException;
 import io.skewguard.runtime.settings.SettingsModel;
 import io.skewguard.runtime.settings.Validator;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
@@ -167,16 +165,6 @@ public record MigratorSettings(
                             + "without waiting for the session timeout")
             .build();
 
-    /**
-     * Names the migrator's settings had before the settings model, still read by {@link #from(Map)}
-     * so that embedders keep working.
-     */
-    private static final Map<String, String> FORMER_NAMES = Map.of(
-            "bootstrap-servers", CommonSettings.BOOTSTRAP_SERVERS,
-            "schema-registry-url", CommonSettings.SCHEMA_REGISTRY_URL,
-            "application-id", CommonSettings.APPLICATION_ID,
-            "state-dir", CommonSettings.STATE_DIR);
-
     public MigratorSettings {
         Objects.requireNonNull(settings, "settings");
         new Topics(topicPrefix); // checks the prefix
@@ -228,33 +216,17 @@ public record MigratorSettings(
         }
     }
 
-    /** Every setting's default as text, by name. */
-    public static Map<String, String> defaults() {
-        Map<String, String> d = new LinkedHashMap<>();
-        MODEL.settings().forEach(s -> d.put(s.name(), s.defaultValue()));
-        return d;
-    }
-
     /**
-     * The embedders' entry point (the simulator, tests that run the topology in their own JVM): the
-     * defaults with {@code values} on top, in a properties file's terms ({@link SettingsModel#with}),
-     * with what the migrator understood before its settings model still understood: the names
-     * {@code bootstrap-servers}, {@code schema-registry-url}, {@code application-id},
-     * {@code state-dir} for the settings now named by their Kafka keys, and a bare number as a
-     * duration setting's milliseconds. A command line never gets here: it goes through
-     * {@link MigratorApp}, where a bare number is no duration.
+     * The defaults with {@code values} on top, keys as in a properties file: the settings by their
+     * names ({@code bootstrap.servers}, {@code state.dir}, {@code tick-interval}), durations with a
+     * unit ({@code 250ms}; a bare number is no duration, as on the command line), any other key a
+     * Kafka key by its Kafka name. The same as {@code from(MODEL.with(values))}; for embedders (the
+     * simulator, tests that run the topology in their own JVM), who have no command line.
      *
      * @throws SettingsException naming the key, its value and what is allowed
      */
-    public static MigratorSettings from(Map<String, String> values) {
-        Map<String, String> current = new LinkedHashMap<>();
-        values.forEach((key, value) -> {
-            String name = FORMER_NAMES.getOrDefault(key, key);
-            boolean millis = MODEL.has(name) && MODEL.setting(name).type() == SettingType.DURATION
-                    && value != null && value.trim().matches("\\d+");
-            current.put(name, millis ? value.trim() + "ms" : value);
-        });
-        return from(MODEL.with(current));
+    public static MigratorSettings of(Map<String, String> values) {
+        return from(MODEL.with(values));
     }
 
     /** Configuration of the serdes: the registry URL and its credentials and TLS keys, if given. */

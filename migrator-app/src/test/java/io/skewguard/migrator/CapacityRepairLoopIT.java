@@ -42,7 +42,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -122,10 +121,9 @@ class CapacityRepairLoopIT {
         Map<String, Object> kafka = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
                 "schema.registry.url", "mock://" + SCOPE);
 
-        Properties detectorFile = new Properties();
-        detectorFile.setProperty("session.timeout.ms", "6000");
-        detectorFile.setProperty("heartbeat.interval.ms", "1500");
-        DetectorSettings detectorSettings = DetectorSettings.load(detectorFile, Map.of(), Map.ofEntries(
+        DetectorSettings detectorSettings = DetectorSettings.of(Map.ofEntries(
+                Map.entry("session.timeout.ms", "6000"),
+                Map.entry("heartbeat.interval.ms", "1500"),
                 Map.entry(DetectorSettings.BOOTSTRAP_SERVERS, broker.bootstrapServers()),
                 Map.entry(DetectorSettings.SCHEMA_REGISTRY_URL, "mock://" + SCOPE),
                 Map.entry(DetectorSettings.APPLICATION_ID, "capacity-loop-detector"),
@@ -138,26 +136,26 @@ class CapacityRepairLoopIT {
                 Map.entry(DetectorSettings.COMMIT_INTERVAL, "300ms"),
                 Map.entry(DetectorSettings.STATE_DIR, dir.resolve("detector").toString())));
 
-        MigratorSettings migratorSettings = MigratorSettings.from(Map.ofEntries(
-                Map.entry("bootstrap-servers", broker.bootstrapServers()),
-                Map.entry("schema-registry-url", "mock://" + SCOPE),
-                Map.entry("application-id", "capacity-loop-migrator"),
+        MigratorSettings migratorSettings = MigratorSettings.of(Map.ofEntries(
+                Map.entry("bootstrap.servers", broker.bootstrapServers()),
+                Map.entry("schema.registry.url", "mock://" + SCOPE),
+                Map.entry("application.id", "capacity-loop-migrator"),
                 Map.entry("topic-prefix", topics.prefix()),
-                Map.entry("state-dir", dir.resolve("migrator").toString()),
+                Map.entry("state.dir", dir.resolve("migrator").toString()),
                 Map.entry("target-cv", Double.toString(TARGET_CV)),
                 Map.entry("slot-count", Integer.toString(SLOTS)),
                 Map.entry("candidates", Integer.toString(CANDIDATES)),
                 Map.entry("vnodes-per-unit", Integer.toString(VNODES)),
-                Map.entry("commit-interval", "100"),
-                Map.entry("tick-interval", "200"),
+                Map.entry("commit-interval", "100ms"),
+                Map.entry("tick-interval", "200ms"),
                 // the writes hold the budget at its floor (10 %): 100 kB/s shared by a batch's copies, so a
                 // copy of a ~40 kB shard runs over several progress reports while the writer keeps writing
                 Map.entry("max-bytes-per-sec", "1000000"),
                 // short clocks: an agent that does not answer aborts batches (and ends the repair) within seconds
-                Map.entry("copy-stall-timeout", "PT10S"),
-                Map.entry("prepare-timeout", "PT10S"),
-                Map.entry("retry-interval", "PT2S"),
-                Map.entry("abort-timeout", "PT5S")));
+                Map.entry("copy-stall-timeout", "10s"),
+                Map.entry("prepare-timeout", "10s"),
+                Map.entry("retry-interval", "2s"),
+                Map.entry("abort-timeout", "5s")));
 
         // the nodes: stores that really hold keys, each found by the others as the source of a copy
         Map<String, InMemoryNodeStore> stores = new ConcurrentHashMap<>();

@@ -48,13 +48,9 @@ class MigratorAppTest {
         return f;
     }
 
-    private static MigratorSettings with(Map<String, String> values) {
-        return MigratorSettings.from(MigratorSettings.MODEL.with(values));
-    }
-
     @Test
     void defaultsAreThoseOfTheDesign() {
-        MigratorSettings s = with(Map.of());
+        MigratorSettings s = MigratorSettings.of(Map.of());
 
         assertThat(s.targetCv()).isEqualTo(0.10);
         assertThat(s.slotCount()).isEqualTo(256);
@@ -136,11 +132,11 @@ class MigratorAppTest {
 
     @Test
     void durationsTakeTheOneSyntax() {
-        assertThat(with(Map.of("tick-interval", "1s")).tickInterval()).isEqualTo(Duration.ofSeconds(1));
-        assertThat(with(Map.of("tick-interval", "500ms")).tickInterval()).isEqualTo(Duration.ofMillis(500));
-        assertThat(with(Map.of("tick-interval", "PT1S")).tickInterval()).isEqualTo(Duration.ofSeconds(1));
-        assertThat(with(Map.of("prepare-timeout", "1m30s")).prepareTimeout()).isEqualTo(Duration.ofSeconds(90));
-        assertThatThrownBy(() -> with(Map.of("tick-interval", "1000")))
+        assertThat(MigratorSettings.of(Map.of("tick-interval", "1s")).tickInterval()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(MigratorSettings.of(Map.of("tick-interval", "500ms")).tickInterval()).isEqualTo(Duration.ofMillis(500));
+        assertThat(MigratorSettings.of(Map.of("tick-interval", "PT1S")).tickInterval()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(MigratorSettings.of(Map.of("prepare-timeout", "1m30s")).prepareTimeout()).isEqualTo(Duration.ofSeconds(90));
+        assertThatThrownBy(() -> MigratorSettings.of(Map.of("tick-interval", "1000")))
                 .isInstanceOf(SettingsException.class)
                 .hasMessageContaining("tick-interval: '1000' has no unit")
                 .hasMessageContaining("500ms, 30s, 5m");
@@ -180,7 +176,7 @@ class MigratorAppTest {
 
     @Test
     void theStartUpLineHidesSecrets() {
-        MigratorSettings settings = with(Map.of("sasl.jaas.config", JAAS, "basic.auth.user.info", "reg:registry-s3cret"));
+        MigratorSettings settings = MigratorSettings.of(Map.of("sasl.jaas.config", JAAS, "basic.auth.user.info", "reg:registry-s3cret"));
 
         // MigratorApp logs "starting migrator with " + settings
         assertThat(settings.toString()).startsWith("migrator settings {").contains("sasl.jaas.config=[hidden]")
@@ -211,10 +207,10 @@ class MigratorAppTest {
     }
 
     @Test
-    void embeddersStillUseTheFormerNamesAndMillisecondNumbers() {
-        MigratorSettings s = MigratorSettings.from(Map.of(
-                "bootstrap-servers", "broker:9092", "schema-registry-url", "mock://x", "application-id", "sim-migrator",
-                "state-dir", "/tmp/sim", "commit-interval", "200", "tick-interval", "250", "prepare-timeout", "PT20S",
+    void embeddersGiveTheSettingsByTheirNamesAndDurationsWithAUnit() {
+        MigratorSettings s = MigratorSettings.of(Map.of(
+                "bootstrap.servers", "broker:9092", "schema.registry.url", "mock://x", "application.id", "sim-migrator",
+                "state.dir", "/tmp/sim", "commit-interval", "200ms", "tick-interval", "250ms", "prepare-timeout", "20s",
                 "max-parallel", "2"));
 
         assertThat(s.bootstrapServers()).isEqualTo("broker:9092");
@@ -226,7 +222,16 @@ class MigratorAppTest {
         assertThat(s.prepareTimeout()).isEqualTo(Duration.ofSeconds(20));
         assertThat(s.maxParallel()).isEqualTo(2);
         assertThat(MigratorTopology.streamsConfig(s).getProperty("commit.interval.ms")).isEqualTo("200");
-        assertThat(MigratorSettings.defaults()).containsEntry("maintenance-factor", "1.5");
-        assertThatThrownBy(() -> MigratorSettings.from(Map.of("max-paralel", "2"))).hasMessageContaining("unknown setting 'max-paralel'");
+    }
+
+    @Test
+    void embeddersHaveTheCommandLinesOneSyntaxNoFormerNamesAndNoBareMilliseconds() {
+        assertThatThrownBy(() -> MigratorSettings.of(Map.of("state-dir", "/tmp/sim")))
+                .isInstanceOf(SettingsException.class)
+                .hasMessageContaining("unknown setting 'state-dir'").hasMessageContaining("did you mean 'state.dir'?");
+        assertThatThrownBy(() -> MigratorSettings.of(Map.of("tick-interval", "250")))
+                .isInstanceOf(SettingsException.class)
+                .hasMessageContaining("tick-interval: '250' has no unit");
+        assertThatThrownBy(() -> MigratorSettings.of(Map.of("max-paralel", "2"))).hasMessageContaining("unknown setting 'max-paralel'");
     }
 }

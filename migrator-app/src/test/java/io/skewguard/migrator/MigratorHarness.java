@@ -60,13 +60,13 @@ final class MigratorHarness implements AutoCloseable {
         this.registry = "mock://migrator-" + UUID.randomUUID();
         this.stateDir = stateDir;
         Map<String, String> values = new HashMap<>(Map.of(
-                "bootstrap-servers", "test:9092",
-                "schema-registry-url", registry,
-                "state-dir", stateDir.toString(),
+                "bootstrap.servers", "test:9092",
+                "schema.registry.url", registry,
+                "state.dir", stateDir.toString(),
                 "slot-count", "16",
                 "candidates", "2"));
         values.putAll(overrides);
-        this.settings = MigratorSettings.from(values);
+        this.settings = MigratorSettings.of(values);
         this.topics = settings.topics();
         open();
     }

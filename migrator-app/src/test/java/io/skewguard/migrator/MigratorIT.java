@@ -61,15 +61,15 @@ class MigratorIT {
             kafka.createTopics(2, topics.alerts(), topics.reports(), topics.nodeCapacity(), topics.migrationStatus(),
                     topics.migrationCommands(), topics.dlq());
             kafka.createCompactedTopics(1, topics.slotTable());
-            MigratorSettings settings = MigratorSettings.from(Map.of(
-                    "bootstrap-servers", kafka.bootstrapServers(),
-                    "schema-registry-url", registry,
-                    "state-dir", stateDir.toString(),
+            MigratorSettings settings = MigratorSettings.of(Map.of(
+                    "bootstrap.servers", kafka.bootstrapServers(),
+                    "schema.registry.url", registry,
+                    "state.dir", stateDir.toString(),
                     "slot-count", "16",
                     "candidates", "2",
                     "max-parallel", "2",
-                    "commit-interval", "100",
-                    "tick-interval", "200"));
+                    "commit-interval", "100ms",
+                    "tick-interval", "200ms"));
             SimulatedAgents agents = skewedCluster();
             double before = agents.capacityCv();
 

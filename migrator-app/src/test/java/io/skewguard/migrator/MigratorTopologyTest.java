@@ -244,7 +244,7 @@ class MigratorTopologyTest {
     @Test
     void aPrepareUnansweredPastItsTimeoutAbortsTheWholeBatchOnTheClock() {
         SimulatedAgents agents = skewedCluster();
-        start(Map.of("max-parallel", "2", "prepare-timeout", "PT30S"), agents);
+        start(Map.of("max-parallel", "2", "prepare-timeout", "30s"), agents);
         agents.silentWhen = c -> c.getPhase() == MigrationPhase.PREPARE && c.getMigrationId().contains("/b000001/")
                 && c.getNode().equals(c.getTargetNode());
 
@@ -288,7 +288,7 @@ class MigratorTopologyTest {
     @Test
     void aRepairedClusterThatDriftsAboveTheMaintenanceLevelIsRepairedAgainWithoutAnAlert() {
         SimulatedAgents agents = skewedCluster();
-        start(Map.of("max-parallel", "2", "maintenance-hold", "PT0S"), agents);
+        start(Map.of("max-parallel", "2", "maintenance-hold", "0"), agents);
         harness.sendAlert(AlertState.OBSERVING, AlertState.CONFIRMED, agents.capacityCv());
         harness.runAgents(agents, 10_000);
         assertThat(harness.repairStatus).extracting(MigrationStatus::getOutcome).containsExactly(StepResult.PROGRESS, StepResult.DONE);

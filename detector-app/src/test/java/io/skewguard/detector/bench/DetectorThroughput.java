@@ -18,7 +18,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.SplittableRandom;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
@@ -143,7 +142,7 @@ public final class DetectorThroughput {
     private static Measured detector(EmbeddedKafka kafka, Topics topics, Map<String, Object> serdeConfig, String id,
             int round, String threads, long total, Map<TopicPartition, Long> ends) throws Exception {
         Path state = Files.createTempDirectory("detector-bench");
-        DetectorSettings settings = DetectorSettings.load(new Properties(), Map.of(), Map.of(
+        DetectorSettings settings = DetectorSettings.of(Map.of(
                 DetectorSettings.BOOTSTRAP_SERVERS, kafka.bootstrapServers(),
                 DetectorSettings.SCHEMA_REGISTRY_URL, "mock://detector-bench",
                 DetectorSettings.APPLICATION_ID, "detector-bench-" + id,

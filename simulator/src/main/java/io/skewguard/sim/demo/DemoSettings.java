@@ -136,7 +136,7 @@ public record DemoSettings(
         f.put(DetectorSettings.NODE_EXPIRY, ms(Math.max(600_000L, 10 * stepMillis())));
         f.put(DetectorSettings.FLUSH_INTERVAL, "200ms");
         f.put(CommonSettings.CLUSTERS, CLUSTER);
-        return DetectorSettings.from(DetectorSettings.MODEL.with(f));
+        return DetectorSettings.of(f);
     }
 
     /** The balancer's settings (event time: the round interval is simulated), from its settings model. */
@@ -145,7 +145,7 @@ public record DemoSettings(
         f.put(CommonSettings.CLUSTERS, CLUSTER);
         f.put(BalancerSettings.REPAIR_TARGET, Double.toString(scenario.skewguard().repairTarget()));
         f.put(BalancerSettings.ROUND_INTERVAL, ms(roundIntervalMillis()));
-        return BalancerSettings.from(BalancerSettings.MODEL.with(f));
+        return BalancerSettings.of(f);
     }
 
     /**
@@ -169,7 +169,7 @@ public record DemoSettings(
         v.put(MigratorSettings.SLOT_COUNT, Integer.toString(scenario.slots()));
         v.put(MigratorSettings.CANDIDATES, Integer.toString(scenario.candidates()));
         v.put(MigratorSettings.VNODES_PER_UNIT, Integer.toString(scenario.vnodesPerUnit()));
-        return MigratorSettings.from(MigratorSettings.MODEL.with(v));
+        return MigratorSettings.of(v);
     }
 
     /** What every app of the demo shares: Kafka, the registry, its own application id, the prefix, 200 ms commits, its state directory. */

@@ -3,12 +3,14 @@ package io.skewguard.sim.fast;
 import io.skewguard.balancer.BalancerSettings;
 import io.skewguard.detector.DetectorSettings;
 import io.skewguard.migrator.MigratorSettings;
+import io.skewguard.runtime.settings.CommonSettings;
+import io.skewguard.runtime.settings.Durations;
 import io.skewguard.sim.scenario.Scenario;
 import io.skewguard.sim.scenario.SkewGuardSettings;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Properties;
 
 /**
  * The three apps' settings for a scenario in fast mode: the scenario's SkewGuard parameters, every
@@ -27,30 +29,30 @@ final class FastModeSettings {
         SkewGuardSettings sg = scenario.skewguard();
         long step = scenario.stepMillis();
         Map<String, String> f = new LinkedHashMap<>();
-        f.put(DetectorSettings.APPLICATION_ID, "skewguard-sim-detector");
-        f.put(DetectorSettings.TICK, step + "ms");
-        f.put(DetectorSettings.WINDOW, step + "ms");
-        f.put(DetectorSettings.GRACE, "0ms");
-        f.put(DetectorSettings.COOLDOWN, sg.cooldownMillis() + "ms");
+        f.put(CommonSettings.APPLICATION_ID, "skewguard-sim-detector");
+        f.put(DetectorSettings.TICK, ms(step));
+        f.put(DetectorSettings.WINDOW, ms(step));
+        f.put(DetectorSettings.GRACE, "0");
+        f.put(DetectorSettings.COOLDOWN, ms(sg.cooldownMillis()));
         f.put(DetectorSettings.HEAT_THRESHOLD, Double.toString(sg.heatThreshold()));
         f.put(DetectorSettings.CAPACITY_THRESHOLD, Double.toString(sg.capacityThreshold()));
         f.put(DetectorSettings.HYSTERESIS, Double.toString(sg.hysteresis()));
-        f.put(DetectorSettings.NODE_EXPIRY, Math.max(600_000L, 10 * step) + "ms");
+        f.put(DetectorSettings.NODE_EXPIRY, ms(Math.max(600_000L, 10 * step)));
         f.put(DetectorSettings.MAX_SLOTS, Integer.toString(Math.max(4096, scenario.slots())));
-        f.put(DetectorSettings.CLUSTERS, CLUSTER);
-        f.put(DetectorSettings.STATE_DIR, stateDir.toString());
-        return DetectorSettings.load(new Properties(), Map.of(), f);
+        f.put(CommonSettings.CLUSTERS, CLUSTER);
+        f.put(CommonSettings.STATE_DIR, stateDir.toString());
+        return DetectorSettings.of(f);
     }
 
     static BalancerSettings balancer(Scenario scenario, String registryUrl, Path stateDir) {
         Map<String, String> f = new LinkedHashMap<>();
-        f.put("schema-registry-url", registryUrl);
-        f.put("application-id", "skewguard-sim-balancer");
-        f.put("clusters", CLUSTER);
-        f.put("repair-target", Double.toString(scenario.skewguard().repairTarget()));
-        f.put("round-interval", scenario.stepMillis() + "ms");
-        f.put("state-dir", stateDir.toString());
-        return BalancerSettings.resolve(new Properties(), Map.of(), f);
+        f.put(CommonSettings.SCHEMA_REGISTRY_URL, registryUrl);
+        f.put(CommonSettings.APPLICATION_ID, "skewguard-sim-balancer");
+        f.put(CommonSettings.CLUSTERS, CLUSTER);
+        f.put(BalancerSettings.REPAIR_TARGET, Double.toString(scenario.skewguard().repairTarget()));
+        f.put(BalancerSettings.ROUND_INTERVAL, ms(scenario.stepMillis()));
+        f.put(CommonSettings.STATE_DIR, stateDir.toString());
+        return BalancerSettings.of(f);
     }
 
     /** Timeouts as the model loop's: a copy may stall 10 minutes or 3 steps, a switch step 1 minute or 2 steps. */
@@ -59,21 +61,25 @@ final class FastModeSettings {
         long step = scenario.stepMillis();
         long stepTimeout = Math.max(60_000L, 2 * step);
         Map<String, String> v = new LinkedHashMap<>();
-        v.put("schema-registry-url", registryUrl);
-        v.put("application-id", "skewguard-sim-migrator");
-        v.put("state-dir", stateDir.toString());
-        v.put("target-cv", Double.toString(sg.migrationTargetCv()));
-        v.put("overshoot", Double.toString(sg.overshoot()));
-        v.put("max-parallel", Integer.toString(sg.maxParallel()));
-        v.put("max-bytes-per-sec", Long.toString(sg.maxBytesPerSec()));
-        v.put("copy-stall-timeout", Long.toString(Math.max(10 * 60_000L, 3 * step)));
-        v.put("prepare-timeout", Long.toString(stepTimeout));
-        v.put("retry-interval", Long.toString(stepTimeout));
-        v.put("abort-timeout", Long.toString(stepTimeout));
-        v.put("tick-interval", Long.toString(step));
-        v.put("slot-count", Integer.toString(scenario.slots()));
-        v.put("candidates", Integer.toString(scenario.candidates()));
-        v.put("vnodes-per-unit", Integer.toString(scenario.vnodesPerUnit()));
-        return MigratorSettings.from(v);
+        v.put(CommonSettings.SCHEMA_REGISTRY_URL, registryUrl);
+        v.put(CommonSettings.APPLICATION_ID, "skewguard-sim-migrator");
+        v.put(CommonSettings.STATE_DIR, stateDir.toString());
+        v.put(MigratorSettings.TARGET_CV, Double.toString(sg.migrationTargetCv()));
+        v.put(MigratorSettings.OVERSHOOT, Double.toString(sg.overshoot()));
+        v.put(MigratorSettings.MAX_PARALLEL, Integer.toString(sg.maxParallel()));
+        v.put(MigratorSettings.MAX_BYTES_PER_SEC, Long.toString(sg.maxBytesPerSec()));
+        v.put(MigratorSettings.COPY_STALL_TIMEOUT, ms(Math.max(10 * 60_000L, 3 * step)));
+        v.put(MigratorSettings.PREPARE_TIMEOUT, ms(stepTimeout));
+        v.put(MigratorSettings.RETRY_INTERVAL, ms(stepTimeout));
+        v.put(MigratorSettings.ABORT_TIMEOUT, ms(stepTimeout));
+        v.put(MigratorSettings.TICK_INTERVAL, ms(step));
+        v.put(MigratorSettings.SLOT_COUNT, Integer.toString(scenario.slots()));
+        v.put(MigratorSettings.CANDIDATES, Integer.toString(scenario.candidates()));
+        v.put(MigratorSettings.VNODES_PER_UNIT, Integer.toString(scenario.vnodesPerUnit()));
+        return MigratorSettings.of(v);
+    }
+
+    private static String ms(long millis) {
+        return Durations.format(Duration.ofMillis(millis));
     }
 }

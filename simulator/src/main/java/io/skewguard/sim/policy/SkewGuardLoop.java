@@ -61,7 +61,7 @@ public final class SkewGuardLoop implements RepairPolicy {
     private static final String CLUSTER = "sim";
     /** The migrator's default: a repaired cluster drifting above this × its target CV (or the CV it ended at) is repaired again. */
     private static final double MAINTENANCE_FACTOR =
-            Double.parseDouble(io.skewguard.migrator.MigratorSettings.defaults().get("maintenance-factor"));
+            io.skewguard.migrator.MigratorSettings.MODEL.defaults().number(io.skewguard.migrator.MigratorSettings.MAINTENANCE_FACTOR);
 
     private final SkewGuardSettings settings;
     private final long stepMillis;
