@@ -10,7 +10,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The issue's required figures on the shipped {@code paper-48}, six simulated weeks in fast mode: the
+ * The paper's figures (docs/design.md §10) on the shipped {@code paper-48}, six simulated weeks in fast mode: the
  * real detector, balancer and migrator topologies and the real node agents (about 2–3 minutes of the
  * test run). Outcomes, not timings.
  */

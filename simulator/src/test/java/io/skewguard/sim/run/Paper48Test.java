@@ -9,12 +9,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The issue's required figures on the shipped {@code paper-48}, six simulated weeks, SkewGuard driven
+ * The paper's figures (docs/design.md §10) on the shipped {@code paper-48}, six simulated weeks, SkewGuard driven
  * through the apps' pure policy classes (fast mode: {@code Paper48FastModeTest}): baseline capacity CV,
  * final capacity CV, bytes moved against the minimum, every sampled key readable. And the weakness the
  * paper's heat Gini brings in this model, kept visible: the hottest slot takes more than m/N of the
  * writes, so the alert fires, the weight phase stops at its floor above the repair target, the report
- * says so, and the hot spot is never back under 0.25 (the issue's 40-minute figure is not met).
+ * says so, and the hot spot is never back under 0.25 (the paper's 40-minute recovery, docs/design.md §10, is not met).
  */
 class Paper48Test {
 
