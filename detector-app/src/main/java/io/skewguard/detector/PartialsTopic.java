@@ -1,9 +1,8 @@
 package io.skewguard.detector;
 
 import io.skewguard.detector.stream.PartialsPurger;
-import io.skewguard.runtime.lifecycle.Service;
+import io.skewguard.runtime.lifecycle.StartStep;
 import io.skewguard.schemas.Topics;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -27,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * stages, exists before either starts. Created if missing, with as many partitions as the larger
  * input topic and {@link #CONFIG}; an input topic that does not exist fails the start.
  */
-final class PartialsTopic implements Service {
+final class PartialsTopic extends StartStep {
 
     private static final Logger LOG = LoggerFactory.getLogger(PartialsTopic.class);
 
@@ -42,8 +41,6 @@ final class PartialsTopic implements Service {
             TopicConfig.SEGMENT_BYTES_CONFIG, "52428800");
 
     private final DetectorSettings settings;
-    private volatile boolean done;
-
     PartialsTopic(DetectorSettings settings) {
         this.settings = settings;
     }
@@ -53,31 +50,16 @@ final class PartialsTopic implements Service {
         return "partials-topic";
     }
 
-    @Override
-    public boolean ready() {
-        return done;
-    }
 
     @Override
-    public Optional<Throwable> failure() {
-        return Optional.empty();
-    }
-
-    @Override
-    public boolean close(Duration timeout) {
-        return true;
-    }
-
-    @Override
-    public void start() {
+    protected void run() {
         String partials = settings.partialsTopic();
         Topics topics = settings.topics();
         try (Admin admin = Admin.create(settings.adminProperties())) {
             Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
             if (existing.contains(partials)) {
                 warnOnTimeRetention(admin, partials);
-                done = true;
-                return;
+                        return;
             }
             int partitions = 1;
             for (String input : List.of(topics.nodeWrites(), topics.nodeCapacity())) {
@@ -97,8 +79,7 @@ final class PartialsTopic implements Service {
                     throw e;
                 }
             }
-            done = true;
-        } catch (InterruptedException e) {
+            } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while checking topic " + partials, e);
         } catch (ExecutionException | TimeoutException e) {

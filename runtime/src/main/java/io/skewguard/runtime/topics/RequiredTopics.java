@@ -1,11 +1,10 @@
 package io.skewguard.runtime.topics;
 
-import io.skewguard.runtime.lifecycle.Service;
+import io.skewguard.runtime.lifecycle.StartStep;
 import io.skewguard.runtime.settings.ClientType;
 import io.skewguard.runtime.settings.CommonSettings;
 import io.skewguard.runtime.settings.Settings;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.Properties;
 
 /**
@@ -15,15 +14,13 @@ import java.util.Properties;
  * topics and the command that creates them ({@link TopicProvisioner#requireTopics}). Differences
  * from the plan other than a missing topic are logged as warnings. Nothing runs after the check.
  */
-public final class RequiredTopics implements Service {
+public final class RequiredTopics extends StartStep {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
     private final TopicPlan plan;
     private final Properties adminProperties;
     private final boolean create;
-    private volatile boolean done;
-
     public RequiredTopics(TopicPlan plan, Properties adminProperties, boolean create) {
         this.plan = plan;
         this.adminProperties = adminProperties;
@@ -43,25 +40,10 @@ public final class RequiredTopics implements Service {
     }
 
     @Override
-    public void start() {
+    protected void run() {
         try (TopicProvisioner provisioner = TopicProvisioner.connect(adminProperties, TIMEOUT)) {
             provisioner.requireTopics(plan, create);
         }
-        done = true;
     }
 
-    @Override
-    public boolean ready() {
-        return done;
-    }
-
-    @Override
-    public Optional<Throwable> failure() {
-        return Optional.empty();
-    }
-
-    @Override
-    public boolean close(Duration timeout) {
-        return true;
-    }
 }
