@@ -96,11 +96,6 @@ public record BalancerSettings(
             .fixes("processing.guarantee", "exactly_once_v2",
                     "a round's controller state, weight commands and node weights commit in one transaction; "
                             + "with at-least-once a restart could repeat an epoch with different weights")
-            // KafkaStreams.close(leaveGroup) removes only static members (group.instance.id) in Kafka 4.1;
-            // without this a SIGTERM'd instance holds its partitions until the session timeout
-            .fixes("internal.leave.group.on.close", "true",
-                    "a stopped balancer leaves its consumer group at once, so its partitions move to the other instances "
-                            + "without waiting for the session timeout")
             .build();
 
     public BalancerSettings {

@@ -158,11 +158,6 @@ public record MigratorSettings(
             .fixes("processing.guarantee", "exactly_once_v2",
                     "a batch's state, its commands and its slot-table rows commit in one transaction; with "
                             + "at-least-once a restart could send a switch step twice or lose one")
-            // KafkaStreams.close(leaveGroup) removes only static members (group.instance.id) in Kafka 4.1;
-            // without this a SIGTERM'd instance holds its partitions until the session timeout
-            .fixes("internal.leave.group.on.close", "true",
-                    "a stopped migrator leaves its consumer group at once, so its partitions move to the other instances "
-                            + "without waiting for the session timeout")
             .build();
 
     public MigratorSettings {
