@@ -83,7 +83,8 @@ final class FuzzLedger {
         Map<String, Integer> lost = new TreeMap<>();
         bad.forEach((at, r) -> {
             if (!lettered.containsKey(at)) {
-                lost.merge(at.topic() + " " + r.kind() + " " + r.what().replaceAll("\\(\\d+\\)|\\d{4,}", "N"), 1, Integer::sum);
+                boolean value = r.kind() == BadRecord.Kind.INVALID_VALUE || r.kind() == BadRecord.Kind.OVERSIZED;
+                lost.merge(at.topic() + " " + (value ? r.what() : r.kind().toString()), 1, Integer::sum);
             }
         });
         return lost;
@@ -120,7 +121,12 @@ final class FuzzLedger {
     /** Dead-letter reason codes (the text before the first ':'), by count. */
     Map<String, Integer> reasonCodes() {
         Map<String, Integer> codes = new TreeMap<>();
-        reasons.values().forEach(r -> codes.merge(r.contains(":") ? r.substring(0, r.indexOf(':')) : r, 1, Integer::sum));
+        reasons.values().forEach(r -> {
+            String code = r.contains(":") ? r.substring(0, r.indexOf(':')) : r;
+            // ids and numbers make every reason different; a reason without a code is cut to its start
+            code = code.replaceAll("x{20,}", "<long id>").replaceAll("\\d+", "N");
+            codes.merge(code.length() > 40 ? code.substring(0, 40) + "…" : code, 1, Integer::sum);
+        });
         return codes;
     }
 
