@@ -68,7 +68,7 @@ class ReportReaderTest {
     }
 
     @Test
-    void aReportOrAlertFurtherAheadOfTheClockThanTheSkewIsRefusedAsFuture() {
+    void aReportOrAlertFurtherAheadOfTheClockThanTheSkewIsRefusedAsFuture() throws Exception {
         long tenYears = 3652L * 86_400_000;
         SkewReport ahead = SkewReport.newBuilder(report()).setWindowEnd(java.time.Instant.ofEpochMilli(NOW + tenYears)).build();
         assertThatThrownBy(() -> reader.snapshot("c1", ahead, NOW))
