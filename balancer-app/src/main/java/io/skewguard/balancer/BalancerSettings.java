@@ -8,6 +8,7 @@ import io.skewguard.runtime.settings.Settings;
 import io.skewguard.runtime.settings.SettingsException;
 import io.skewguard.runtime.settings.SettingsModel;
 import io.skewguard.runtime.settings.Validator;
+import io.skewguard.runtime.time.FutureSkew;
 import io.skewguard.schemas.Topics;
 import java.time.Duration;
 import java.util.Collections;
@@ -92,7 +93,8 @@ public record BalancerSettings(
                             .mapsTo("replication.factor", v -> v.toString()),
                     CommonSettings.healthPort(),
                     CommonSettings.healthHost(),
-                    CommonSettings.createTopics())
+                    CommonSettings.createTopics(),
+                    CommonSettings.maxFutureSkew())
             .fixes("processing.guarantee", "exactly_once_v2",
                     "a round's controller state, weight commands and node weights commit in one transaction; "
                             + "with at-least-once a restart could repeat an epoch with different weights")
@@ -166,6 +168,11 @@ public record BalancerSettings(
     /** Kafka Streams configuration: the balancer's settings and every Streams key given, exactly_once_v2 fixed. */
     public Properties streamsProperties() {
         return settings.clientProperties(ClientType.STREAMS);
+    }
+
+    /** How far ahead of this process's clock a report's {@code windowEnd} or an alert's times may lie. */
+    public FutureSkew futureSkew() {
+        return FutureSkew.of(settings.duration(CommonSettings.MAX_FUTURE_SKEW));
     }
 
     /** One line, secrets hidden. */

@@ -2,30 +2,44 @@ package io.skewguard.balancer;
 
 import io.skewguard.balancer.policy.LoadSnapshot;
 import io.skewguard.balancer.policy.NodeLoad;
+import io.skewguard.runtime.time.FutureSkew;
 import io.skewguard.schemas.NodeFigures;
 import io.skewguard.schemas.SkewAlert;
 import io.skewguard.schemas.SkewReport;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
  * Checks the detector's records before the controller sees them and turns a report into a
  * {@link LoadSnapshot}. Everything that fails here is dead-lettered, not thrown at Streams.
+ *
+ * <p>Times the controller keeps ({@code windowEnd} as the last round's time, {@code since} as the
+ * episode it repairs) may lie at most {@code max-future-skew} ahead of this process's clock: one
+ * record further ahead would otherwise hold every later round back as too soon, or every later
+ * confirmation as an episode already seen. Such a record is refused as {@code future}.
  */
 final class ReportReader {
 
     private final Set<String> knownClusters;
+    private final FutureSkew futureSkew;
 
-    /** @param knownClusters clusters this balancer serves; empty accepts every cluster */
-    ReportReader(Set<String> knownClusters) {
+    /**
+     * @param knownClusters clusters this balancer serves; empty accepts every cluster
+     * @param futureSkew how far ahead of the clock a time may lie
+     */
+    ReportReader(Set<String> knownClusters, FutureSkew futureSkew) {
         this.knownClusters = Set.copyOf(knownClusters);
+        this.futureSkew = futureSkew;
     }
 
-    LoadSnapshot snapshot(String key, SkewReport report) throws RejectedInput {
+    /** @param now this process's clock (epoch ms) */
+    LoadSnapshot snapshot(String key, SkewReport report, long now) throws RejectedInput {
         String cluster = report.getCluster();
         checkCluster(key, cluster);
+        checkTime("windowEnd", report.getWindowEnd().toEpochMilli(), now);
         if (report.getNodes().isEmpty()) {
             throw new RejectedInput("report of cluster " + cluster + " has zero nodes");
         }
@@ -58,10 +72,19 @@ final class ReportReader {
         return new LoadSnapshot(cluster, report.getWindowEnd().toEpochMilli(), gini, loads);
     }
 
-    void checkAlert(String key, SkewAlert alert) throws RejectedInput {
+    /** @param now this process's clock (epoch ms) */
+    void checkAlert(String key, SkewAlert alert, long now) throws RejectedInput {
         checkCluster(key, alert.getCluster());
+        checkTime("since", alert.getSince().toEpochMilli(), now);
         if (!Double.isFinite(alert.getValue())) {
             throw new RejectedInput("alert " + alert.getAlertId() + " has value " + alert.getValue());
+        }
+    }
+
+    private void checkTime(String what, long time, long now) throws RejectedInput {
+        Optional<String> future = futureSkew.check(what, time, now);
+        if (future.isPresent()) {
+            throw new RejectedInput(future.get());
         }
     }
 

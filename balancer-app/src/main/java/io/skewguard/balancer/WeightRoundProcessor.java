@@ -69,7 +69,7 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
         this.topics = settings.topics();
         this.serdeConfig = settings.serdeConfig();
         this.policy = policy;
-        this.reader = new ReportReader(settings.clusters());
+        this.reader = new ReportReader(settings.clusters(), settings.futureSkew());
     }
 
     @Override
@@ -117,7 +117,7 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
     }
 
     private void onAlert(String key, SkewAlert alert) throws RejectedInput {
-        reader.checkAlert(key, alert);
+        reader.checkAlert(key, alert, context.currentSystemTimeMs());
         if (alert.getKind() != AlertKind.HEAT) {
             return; // capacity skew is the migrator's
         }
@@ -139,7 +139,7 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
     }
 
     private void onReport(String key, SkewReport report, long timestamp) throws RejectedInput {
-        LoadSnapshot snapshot = reader.snapshot(key, report);
+        LoadSnapshot snapshot = reader.snapshot(key, report, context.currentSystemTimeMs());
         String cluster = snapshot.cluster();
         ControllerState before = stateOf(cluster);
         Round round = policy.onReport(before, snapshot);

@@ -250,4 +250,31 @@ class BalancerTopologyTest {
                 .collect(Collectors.toMap(TestRecord::key, r -> r.value().getWeight()));
         assertThat(table).containsOnlyKeys("c2/a", "c2/b", "c2/fresh").containsEntry("c2/fresh", 1.0);
     }
+
+    /**
+     * One report whose windowEnd is ten years ahead would run a round "then" and hold every later
+     * round back as too soon; one alert whose since is that far ahead would make every later
+     * confirmation look like an episode already seen. Both are refused, and the ordinary reports
+     * after them run their rounds. (The harness's driver clock is the system clock at its start;
+     * the scripted times are long before it.)
+     */
+    @Test
+    void aReportOrAlertTenYearsAheadIsDeadLetteredAsFutureAndTheOrdinaryOnesAfterItStillRunRounds() {
+        SlotLoadModel model = repairableCluster();
+        double[] weights = ones(48);
+        long tenYears = System.currentTimeMillis() + 3652L * 24 * 60 * MINUTE;
+        harness.alert("c1", AlertKind.HEAT, AlertState.OBSERVING, AlertState.CONFIRMED, tenYears, tenYears);
+        harness.alert("c1", AlertKind.HEAT, AlertState.OBSERVING, AlertState.CONFIRMED, 0, 0);
+        harness.send(model.snapshot("c1", tenYears, weights));
+        for (long t = TICK; t <= 7 * MINUTE; t += TICK) {
+            harness.send(model.snapshot("c1", t, weights));
+            apply(weights, harness.weights());
+        }
+
+        assertThat(harness.deadLetters()).extracting(r -> DeadLetter.fromHeaders(r.headers()).reason()).satisfiesExactly(
+                r -> assertThat(r).startsWith("future: since"),
+                r -> assertThat(r).startsWith("future: windowEnd"));
+        assertThat(harness.commands()).extracting(c -> c.value().getEpoch()).as("rounds of the ordinary reports")
+                .contains(1L, 2L, 3L);
+    }
 }

@@ -10,6 +10,7 @@ import io.skewguard.runtime.settings.Settings;
 import io.skewguard.runtime.settings.SettingsException;
 import io.skewguard.runtime.settings.SettingsModel;
 import io.skewguard.runtime.settings.Validator;
+import io.skewguard.runtime.time.FutureSkew;
 import io.skewguard.schemas.Topics;
 import java.time.Duration;
 import java.util.LinkedHashSet;
@@ -42,7 +43,7 @@ public record DetectorSettings(
         double heatThreshold,
         double capacityThreshold,
         double hysteresis,
-        Duration maxFuture,
+        Duration maxFutureSkew,
         Duration nodeExpiry,
         Duration flushInterval,
         int topSlots,
@@ -76,7 +77,7 @@ public record DetectorSettings(
     public static final String HEAT_THRESHOLD = "heat-threshold";
     public static final String CAPACITY_THRESHOLD = "capacity-threshold";
     public static final String HYSTERESIS = "hysteresis";
-    public static final String MAX_FUTURE = "max-future";
+    public static final String MAX_FUTURE_SKEW = CommonSettings.MAX_FUTURE_SKEW;
     public static final String NODE_EXPIRY = "node-expiry";
     public static final String FLUSH_INTERVAL = "flush-interval";
     public static final String TOP_SLOTS = "top-slots";
@@ -103,7 +104,8 @@ public record DetectorSettings(
                     CommonSettings.clusters(),
                     CommonSettings.healthPort(),
                     CommonSettings.healthHost(),
-                    CommonSettings.createTopics())
+                    CommonSettings.createTopics(),
+                    CommonSettings.maxFutureSkew())
             .add(Setting.duration(WINDOW, "60s", "Sliding window length in event time; a multiple of tick.")
                             .validatedBy(Validator.positive()),
                     Setting.duration(TICK, "10s", "Report interval in event time: one report per cluster per tick.")
@@ -116,8 +118,6 @@ public record DetectorSettings(
                     Setting.number(CAPACITY_THRESHOLD, 0.25, "Capacity CV alert threshold.").validatedBy(Validator.atLeast(0)),
                     Setting.number(HYSTERESIS, 0.10, "A CONFIRMED alert clears below threshold x (1 - hysteresis).")
                             .validatedBy(Validator.inRange(0, 1)),
-                    Setting.duration(MAX_FUTURE, "1h", "Events further ahead of the cluster's stream time go to the dead-letter topic.")
-                            .validatedBy(Validator.notNegative()),
                     Setting.duration(NODE_EXPIRY, "10m", "A node without heat is forgotten this long after its last capacity report.")
                             .validatedBy(Validator.notNegative()),
                     Setting.duration(FLUSH_INTERVAL, "1s", "Wall-clock interval at which the ingest stage hands its buffers on.")
@@ -176,7 +176,7 @@ public record DetectorSettings(
                 s.number(HEAT_THRESHOLD),
                 s.number(CAPACITY_THRESHOLD),
                 s.number(HYSTERESIS),
-                s.duration(MAX_FUTURE),
+                s.duration(MAX_FUTURE_SKEW),
                 s.duration(NODE_EXPIRY),
                 s.duration(FLUSH_INTERVAL),
                 s.integer(TOP_SLOTS),
@@ -228,7 +228,11 @@ public record DetectorSettings(
     }
 
     public InputCheck inputCheck() {
-        return new InputCheck(grace.toMillis(), maxFuture.toMillis(), maxSlots, clusters);
+        return new InputCheck(grace.toMillis(), futureSkew(), maxSlots, clusters);
+    }
+
+    public FutureSkew futureSkew() {
+        return FutureSkew.of(maxFutureSkew);
     }
 
     /** Configuration of the schema-registry serdes: the URL, basic auth and TLS keys given. */

@@ -57,7 +57,7 @@ public final class DetectorTopology {
 
         builder.stream(settings.partialsTopic(),
                         Consumed.with(Serdes.String(), StateCodec.partialSerde()).withName("partials"))
-                .process(() -> new ClusterProcessor(settings.detection()), Named.as("cluster"),
+                .process(() -> new ClusterProcessor(settings.detection(), settings.futureSkew()), Named.as("cluster"),
                         ClusterProcessor.HEAT_STORE, ClusterProcessor.CAPACITY_STORE, ClusterProcessor.PROGRESS_STORE)
                 .split(Named.as("detected-"))
                 .branch((k, v) -> v instanceof SkewReport, Branched.withConsumer(s -> s

@@ -294,7 +294,7 @@ class DetectorTopologyTest {
         h.write("c1", "n1", 1, 10, 1, T0);
         h.capacity("c1", "n1", -1, 1000, null, T0);
         h.write("c1", "n1", 1, 10, 1, T0);
-        h.write("c1", "n1", 1, 5, 1, T0 + 2 * 3_600_000); // two hours ahead
+        h.write("c1", "n1", 1, 5, 1, System.currentTimeMillis() + 2 * 3_600_000); // two hours ahead of the clock
         h.write("c1", "n1", 1, 10, 1, T0);
         h.advanceTo("c1", T0 + TICK + GRACE);
 

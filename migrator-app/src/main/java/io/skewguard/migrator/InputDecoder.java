@@ -1,5 +1,6 @@
 package io.skewguard.migrator;
 
+import io.skewguard.runtime.time.FutureSkew;
 import io.skewguard.schemas.CapacityEvent;
 import io.skewguard.schemas.DeadLetter;
 import io.skewguard.schemas.MigrationStatus;
@@ -23,6 +24,11 @@ import org.slf4j.LoggerFactory;
  * them; forwards each good record keyed by its cluster, and each bad one as a
  * {@link MigratorInput.Rejected} carrying the dead-letter headers (source topic, partition, offset,
  * reason). Bad input never stops the app.
+ *
+ * <p>A capacity report's {@code eventTime} and a report's {@code windowEnd} may lie at most
+ * {@code max-future-skew} ahead of this process's clock; further ahead they are refused as
+ * {@code future}: the latest capacity of a node is the one with the highest event time, so one far
+ * ahead would hide every later ordinary report of that node (docs/migrator.md, "Bad input").
  */
 final class InputDecoder implements Processor<byte[], byte[], String, MigratorInput> {
 
@@ -31,13 +37,15 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
     private final Topics topics;
     private final MigratorSerdes serdes;
     private final int maxSlots;
+    private final FutureSkew futureSkew;
     private ProcessorContext<String, MigratorInput> context;
     private Sensor deadLetters;
 
-    InputDecoder(Topics topics, MigratorSerdes serdes, int maxSlots) {
+    InputDecoder(Topics topics, MigratorSerdes serdes, int maxSlots, FutureSkew futureSkew) {
         this.topics = topics;
         this.serdes = serdes;
         this.maxSlots = maxSlots;
+        this.futureSkew = futureSkew;
     }
 
     @Override
@@ -72,6 +80,7 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
             require(report.getTotalWriteBytes() >= 0, "negative totalWriteBytes " + report.getTotalWriteBytes());
             require(report.getWindowEnd().isAfter(report.getWindowStart()), "window ends before it starts");
             require(report.getSlotHeat().size() <= maxSlots, "slotHeat longer than " + maxSlots + " slots");
+            notAhead("windowEnd", report.getWindowEnd().toEpochMilli());
             for (Long heat : report.getSlotHeat()) {
                 require(heat != null && heat >= 0, "negative slot heat");
             }
@@ -82,6 +91,7 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
             require(event.getUsedBytes() >= 0 && event.getUsedBytes() <= event.getTotalBytes(),
                     "usedBytes " + event.getUsedBytes() + " outside [0, totalBytes " + event.getTotalBytes() + "]");
             require(!event.getNode().isBlank(), "blank node id");
+            notAhead("eventTime", event.getEventTime().toEpochMilli());
             for (ShardUsage shard : event.getShards()) {
                 require(shard.getSlot() >= 0 && shard.getSlot() < maxSlots, "slot " + shard.getSlot() + " outside [0, " + maxSlots + ")");
                 require(shard.getUsedBytes() >= 0, "negative shard size on slot " + shard.getSlot());
@@ -93,6 +103,12 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
             return new MigratorInput.Status(requireCluster(status.getCluster(), status));
         }
         throw new IllegalArgumentException("not an input topic of the migrator: " + topic);
+    }
+
+    private void notAhead(String what, long time) {
+        futureSkew.check(what, time, context.currentSystemTimeMs()).ifPresent(reason -> {
+            throw new IllegalArgumentException(reason);
+        });
     }
 
     private static <T> T requireCluster(String cluster, T value) {

@@ -13,6 +13,7 @@ import io.skewguard.runtime.settings.Settings;
 import io.skewguard.runtime.settings.SettingsException;
 import io.skewguard.runtime.settings.SettingsModel;
 import io.skewguard.runtime.settings.Validator;
+import io.skewguard.runtime.time.FutureSkew;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -154,7 +155,8 @@ public record MigratorSettings(
                             .validatedBy(Validator.notNegative()),
                     CommonSettings.healthPort(),
                     CommonSettings.healthHost(),
-                    CommonSettings.createTopics())
+                    CommonSettings.createTopics(),
+                    CommonSettings.maxFutureSkew())
             .fixes("processing.guarantee", "exactly_once_v2",
                     "a batch's state, its commands and its slot-table rows commit in one transaction; with "
                             + "at-least-once a restart could send a switch step twice or lose one")
@@ -232,6 +234,11 @@ public record MigratorSettings(
     /** The Kafka Streams properties the settings give: the migrator's settings and every Streams key given, exactly_once_v2 fixed. */
     public Properties streamsProperties() {
         return settings.clientProperties(ClientType.STREAMS);
+    }
+
+    /** How far ahead of this process's clock a capacity report's or a report's time may lie. */
+    public FutureSkew futureSkew() {
+        return FutureSkew.of(settings.duration(CommonSettings.MAX_FUTURE_SKEW));
     }
 
     /** One line, secrets hidden. */

@@ -7,6 +7,7 @@ import io.skewguard.core.ring.HashRing;
 import io.skewguard.core.ring.Node;
 import io.skewguard.core.slots.SlotTable;
 import io.skewguard.schemas.AlertState;
+import io.skewguard.schemas.CapacityEvent;
 import io.skewguard.schemas.DeadLetter;
 import io.skewguard.schemas.MigrationCommand;
 import io.skewguard.schemas.MigrationPhase;
@@ -371,6 +372,29 @@ class MigratorTopologyTest {
         assertThat(metric("dead-letters-total")).isEqualTo(2.0);
         harness.drainOutputs();
         assertThat(harness.allCommands).anyMatch(c -> c.getPhase() == MigrationPhase.COPY);
+    }
+
+    /**
+     * A node's latest capacity report is the one with the highest event time: one ten years ahead
+     * would hide every later ordinary report of that node. It is refused, and the ordinary ones count.
+     */
+    @Test
+    void aCapacityReportTenYearsAheadIsDeadLetteredAsFutureAndTheNodesOrdinaryReportsStillCount() {
+        SimulatedAgents agents = skewedCluster();
+        start(Map.of(), agents);
+
+        CapacityEvent ahead = agents.capacityReports(harness.tick()).get(0);
+        ahead.setEventTime(java.time.Instant.ofEpochMilli(harness.clock + 3652L * 86_400_000));
+        ahead.setUsedBytes(0);
+        ahead.setShards(List.of());
+        harness.capacity.pipeInput(ahead.getNode(), ahead);
+        harness.sendCapacity(agents);
+
+        assertThat(harness.dlq.readRecordsToList()).singleElement().satisfies(d -> assertThat(
+                DeadLetter.fromHeaders(d.headers()).reason()).startsWith("future: eventTime").contains("ahead of this process's clock"));
+        org.apache.kafka.streams.state.KeyValueStore<String, CapacityEvent> latest =
+                harness.driver.getKeyValueStore(CoordinatorProcessor.CAPACITY_STORE);
+        assertThat(latest.get(CLUSTER + "/" + ahead.getNode()).getEventTime().toEpochMilli()).isEqualTo(harness.clock);
     }
 
     private void assertAbortedFirstBatch() {

@@ -4,10 +4,12 @@ import io.skewguard.detector.policy.BucketHeat;
 import io.skewguard.detector.policy.InputCheck;
 import io.skewguard.detector.policy.NodeCapacity;
 import io.skewguard.detector.stream.PartialHeat;
+import io.skewguard.runtime.time.FutureSkew;
 import io.skewguard.schemas.CapacityEvent;
 import io.skewguard.schemas.DeadLetter;
 import io.skewguard.schemas.ShardUsage;
 import io.skewguard.schemas.WriteEvent;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -34,8 +36,12 @@ import org.slf4j.LoggerFactory;
  * {@code replay.DetectorHarness} in the replay harness (straight into a TopologyTestDriver of
  * stage two).
  *
- * <p>Per cluster it keeps its stream time (highest event time seen, in memory) for the lateness
- * and future checks. Not thread-safe: one buffer per ingest loop.
+ * <p>Per cluster it keeps its stream time (in memory) for the lateness check: the highest event
+ * time seen, each taken no later than this process's clock ({@code clock}). An event more than
+ * {@code max-future-skew} ahead of the clock is refused as {@code future}; one ahead of it within
+ * that bound counts as read at the clock's time (its heat in the clock's tick, its capacity as of
+ * the clock), so no single event can move stream time past the clock and make the ordinary events
+ * after it late (docs/detector.md, "Event time"). Not thread-safe: one buffer per ingest loop.
  */
 public final class IngestBuffer {
 
@@ -58,12 +64,15 @@ public final class IngestBuffer {
     private final InputCheck check;
     private final long tickMs;
     private final Sink sink;
+    private final Clock clock;
     private final Map<String, ClusterBuffer> buffers = new LinkedHashMap<>();
     private ClusterBuffer lastBuffer;
+    /** The time the event {@link #admit} took last counts as. */
+    private long lastAdmitted;
 
     public IngestBuffer(String writesTopic, String capacityTopic,
             Deserializer<WriteEvent> writes, Deserializer<CapacityEvent> capacities,
-            InputCheck check, long tickMs, Sink sink) {
+            InputCheck check, long tickMs, Sink sink, Clock clock) {
         this.writesTopic = writesTopic;
         this.capacityTopic = capacityTopic;
         this.writes = writes;
@@ -71,6 +80,7 @@ public final class IngestBuffer {
         this.check = check;
         this.tickMs = tickMs;
         this.sink = sink;
+        this.clock = clock;
     }
 
     /** Takes one input record as it was read from {@code topic}. */
@@ -82,9 +92,10 @@ public final class IngestBuffer {
         if (topic.equals(writesTopic)) {
             WriteEvent e = decode(writes, topic, partition, offset, key, value, timestamp, headers);
             if (e != null) {
-                String bad = check.check(e).or(() -> admit(e.getCluster(), e.getEventTime().toEpochMilli())).orElse(null);
+                long time = e.getEventTime().toEpochMilli();
+                String bad = check.check(e).or(() -> admit(e.getCluster(), time)).orElse(null);
                 if (bad == null) {
-                    buffer(e.getCluster()).addWrite(e);
+                    buffer(e.getCluster()).addWrite(e, lastAdmitted);
                 } else {
                     reject(topic, partition, offset, key, value, timestamp, bad);
                 }
@@ -92,9 +103,10 @@ public final class IngestBuffer {
         } else if (topic.equals(capacityTopic)) {
             CapacityEvent e = decode(capacities, topic, partition, offset, key, value, timestamp, headers);
             if (e != null) {
-                String bad = check.check(e).or(() -> admit(e.getCluster(), e.getEventTime().toEpochMilli())).orElse(null);
+                long time = e.getEventTime().toEpochMilli();
+                String bad = check.check(e).or(() -> admit(e.getCluster(), time)).orElse(null);
                 if (bad == null) {
-                    buffer(e.getCluster()).addCapacity(e);
+                    buffer(e.getCluster()).addCapacity(e, lastAdmitted);
                 } else {
                     reject(topic, partition, offset, key, value, timestamp, bad);
                 }
@@ -157,17 +169,21 @@ public final class IngestBuffer {
     }
 
     /**
-     * Checks an event's time against its cluster's stream time; when on time, advances the stream
-     * time and, if the event opens a newer bucket, flushes the cluster's buffer first.
+     * Checks an event's time against the clock and its cluster's stream time; when on time, sets
+     * {@link #lastAdmitted} to the time it counts as (no later than the clock), advances the stream
+     * time to it and, if it opens a newer bucket, flushes the cluster's buffer first.
      *
      * @return the reason to refuse the event, or empty when its cluster's buffer may take it
      */
-    private Optional<String> admit(String cluster, long time) {
+    private Optional<String> admit(String cluster, long eventTime) {
         ClusterBuffer b = buffer(cluster);
-        Optional<String> late = check.checkTime(time, b.watermark);
-        if (late.isPresent()) {
-            return late;
+        long now = clock.millis();
+        Optional<String> bad = check.checkTime(eventTime, b.watermark, now);
+        if (bad.isPresent()) {
+            return bad;
         }
+        long time = FutureSkew.bounded(eventTime, now);
+        lastAdmitted = time;
         long bucket = Math.floorDiv(time, tickMs);
         if (bucket > b.highestBucket && !b.isEmpty()) {
             flush(b);
@@ -207,8 +223,8 @@ public final class IngestBuffer {
             return buckets.isEmpty() && capacity.isEmpty();
         }
 
-        void addWrite(WriteEvent e) {
-            long bucket = Math.floorDiv(e.getEventTime().toEpochMilli(), tickMs);
+        void addWrite(WriteEvent e, long time) {
+            long bucket = Math.floorDiv(time, tickMs);
             BucketBuffer buffer = lastBucketBuffer;
             if (buffer == null || lastBucket != bucket) {
                 buffer = buckets.computeIfAbsent(bucket, x -> new BucketBuffer());
@@ -218,8 +234,7 @@ public final class IngestBuffer {
             buffer.add(e.getNode(), e.getSlot(), e.getBytes());
         }
 
-        void addCapacity(CapacityEvent e) {
-            long time = e.getEventTime().toEpochMilli();
+        void addCapacity(CapacityEvent e, long time) {
             NodeCapacity old = capacity.get(e.getNode());
             if (old == null || old.eventTime() <= time) {
                 List<ShardUsage> shards = e.getShards();

@@ -9,6 +9,7 @@ import io.skewguard.schemas.Topics;
 import io.skewguard.schemas.WriteEvent;
 import io.skewguard.schemas.serde.SchemaRegistrySerde;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -414,7 +415,7 @@ public final class IngestLoop {
         IngestBuffer b = buffers.get(partition);
         if (b == null) {
             b = new IngestBuffer(inputs.get(0), inputs.get(1), writeSerde.deserializer(), capacitySerde.deserializer(),
-                    check, tickMs, sink);
+                    check, tickMs, sink, Clock.systemUTC());
             buffers.put(partition, b);
         }
         return b;

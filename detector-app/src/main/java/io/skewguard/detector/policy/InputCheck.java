@@ -1,5 +1,6 @@
 package io.skewguard.detector.policy;
 
+import io.skewguard.runtime.time.FutureSkew;
 import io.skewguard.schemas.CapacityEvent;
 import io.skewguard.schemas.ShardUsage;
 import io.skewguard.schemas.WriteEvent;
@@ -10,15 +11,16 @@ import java.util.Set;
  * Validation of decoded input (docs/design.md §5). Each check returns the reason a record is refused,
  * or empty when it is acceptable. Pure; no allocation on the accepting path.
  *
- * <p>Time rule: with {@code watermark} the highest event time seen for the cluster (or
- * {@link Long#MIN_VALUE} when none yet), an event is too late when
- * {@code time < watermark - grace} and too far ahead when {@code time > watermark + maxFuture}.
- * The first event of a cluster sets its watermark and is always accepted on time.
+ * <p>Time rule (docs/detector.md, "Event time"): an event is refused as {@code future} when its
+ * time lies more than {@code max-future-skew} ahead of this process's clock, and as {@code late}
+ * when it lies more than {@code grace} before the cluster's stream time. Nothing else about its
+ * time is refused: stream time is only ever a lower bound for what is late, never for what may
+ * come, so an early (or far-past) event cannot make later ordinary events look too far ahead.
  *
  * @param maxSlots slots are {@code 0 <= slot < maxSlots}
  * @param clusters clusters accepted; empty means any
  */
-public record InputCheck(long graceMs, long maxFutureMs, int maxSlots, Set<String> clusters) {
+public record InputCheck(long graceMs, FutureSkew futureSkew, int maxSlots, Set<String> clusters) {
 
     public Optional<String> check(WriteEvent e) {
         Optional<String> who = identity(e.getCluster(), e.getNode());
@@ -62,18 +64,18 @@ public record InputCheck(long graceMs, long maxFutureMs, int maxSlots, Set<Strin
         return Optional.empty();
     }
 
-    /** The time rule above. */
-    public Optional<String> checkTime(long time, long watermark) {
-        if (watermark == Long.MIN_VALUE) {
-            return Optional.empty();
+    /**
+     * The time rule above for an event at {@code time} read at {@code now} (this process's clock),
+     * with {@code watermark} the cluster's stream time ({@link Long#MIN_VALUE} before its first event).
+     */
+    public Optional<String> checkTime(long time, long watermark, long now) {
+        Optional<String> future = futureSkew.check("event time", time, now);
+        if (future.isPresent()) {
+            return future;
         }
-        if (time < watermark - graceMs) {
+        if (watermark != Long.MIN_VALUE && time < watermark - graceMs) {
             return Optional.of("late: event time " + time + " is before stream time " + watermark
                     + " minus grace " + graceMs + " ms");
-        }
-        if (time > watermark + maxFutureMs) {
-            return Optional.of("future: event time " + time + " is more than " + maxFutureMs
-                    + " ms after stream time " + watermark);
         }
         return Optional.empty();
     }

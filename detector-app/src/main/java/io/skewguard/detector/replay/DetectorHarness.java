@@ -19,6 +19,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -62,6 +64,12 @@ import org.apache.kafka.streams.test.TestRecord;
  * (offsets counting from 0). After every input the harness flushes the ingest buffer, so stage one
  * hands each event on at once: results depend on the events alone, never on timing. Only the
  * transport differs from the app: no Kafka transaction, no partials topic on a broker.
+ *
+ * <p>"This process's clock", which bounds event times from above (docs/detector.md, "Event time"),
+ * is the harness's {@link Clock}: the system clock unless one is given (a simulation passes its
+ * simulated clock). Stage one reads it per event, and the test driver's wall clock, stage two's
+ * clock, is moved along with it. Events no later than the clock, as in any recorded file, give the
+ * same results whatever it says.
  */
 public final class DetectorHarness implements AutoCloseable {
 
@@ -87,6 +95,8 @@ public final class DetectorHarness implements AutoCloseable {
     private final SchemaRegistrySerde<SkewReport> reportSerde;
     private final SchemaRegistrySerde<SkewAlert> alertSerde;
     private final IngestBuffer ingest;
+    private final Clock clock;
+    private long driverClock;
     private final IngestMetrics ingestMetrics;
     private final TestInputTopic<String, PartialHeat> partials;
     private final TestOutputTopic<String, SkewReport> reports;
@@ -100,8 +110,15 @@ public final class DetectorHarness implements AutoCloseable {
     private final Map<String, TestOutputTopic<byte[], byte[]>> internal = new java.util.HashMap<>();
     private boolean keepHistory = true;
 
-    /** A harness running the detector of {@code settings} (its registry URL is replaced). */
+    /** A harness running the detector of {@code settings} (its registry URL is replaced) on the system clock. */
     public DetectorHarness(DetectorSettings settings) {
+        this(settings, Clock.systemUTC());
+    }
+
+    /** A harness running the detector of {@code settings} with {@code clock} as this process's clock. */
+    public DetectorHarness(DetectorSettings settings, Clock clock) {
+        this.clock = clock;
+        this.driverClock = clock.millis();
         this.registryScope = "detector-harness-" + UUID.randomUUID();
         this.settings = settings.with(Map.of(DetectorSettings.SCHEMA_REGISTRY_URL, "mock://" + registryScope));
         try {
@@ -111,7 +128,7 @@ public final class DetectorHarness implements AutoCloseable {
         }
         Properties props = this.settings.streamsProperties();
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        this.driver = new TopologyTestDriver(DetectorTopology.build(this.settings), props, Instant.EPOCH);
+        this.driver = new TopologyTestDriver(DetectorTopology.build(this.settings), props, Instant.ofEpochMilli(driverClock));
         Map<String, Object> serdeConfig = this.settings.serdeConfig();
         this.writeSerde = SchemaRegistrySerde.of(WriteEvent.class, serdeConfig, false);
         this.capacitySerde = SchemaRegistrySerde.of(CapacityEvent.class, serdeConfig, false);
@@ -128,6 +145,7 @@ public final class DetectorHarness implements AutoCloseable {
                 new IngestBuffer.Sink() {
                     @Override
                     public void partial(PartialHeat p) {
+                        followClock();
                         partials.pipeInput(new TestRecord<>(p.cluster(), p, Instant.ofEpochMilli(Math.max(0, p.maxEventTime()))));
                     }
 
@@ -136,7 +154,16 @@ public final class DetectorHarness implements AutoCloseable {
                         ingestMetrics.deadLetter();
                         deadLetterLog.add(new DeadLetterRecord(d.key(), d.value(), DeadLetter.fromHeaders(d.headers())));
                     }
-                });
+                }, clock);
+    }
+
+    /** Moves stage two's clock (the driver's wall clock) to the harness's clock; it never goes back. */
+    private void followClock() {
+        long now = clock.millis();
+        if (now > driverClock) {
+            driver.advanceWallClockTime(Duration.ofMillis(now - driverClock));
+            driverClock = now;
+        }
     }
 
     public DetectorSettings settings() {

@@ -4,12 +4,14 @@ import io.skewguard.detector.policy.BucketHeat;
 import io.skewguard.detector.policy.ClusterDetector;
 import io.skewguard.detector.policy.DetectionParameters;
 import io.skewguard.detector.policy.NodeCapacity;
+import io.skewguard.runtime.time.FutureSkew;
 import io.skewguard.schemas.SkewAlert;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.metrics.Sensor;
@@ -35,6 +37,12 @@ import org.slf4j.LoggerFactory;
  * window has passed it), {@value #CAPACITY_STORE} (latest capacity per node) and
  * {@value #PROGRESS_STORE} (stream time, next tick, alert states). Writes per partial, never per
  * event. A detector is rebuilt from the stores the first time its cluster is seen by a task.
+ *
+ * <p>Stream time is bounded by this process's clock as in stage one (docs/detector.md, "Event
+ * time"): a partial moves it at most to the clock. Stored progress whose stream time lies more
+ * than {@code max-future-skew} ahead of the clock (written before that bound existed, by one
+ * far-future event) would keep the cluster blind for good, so such a cluster starts afresh, and
+ * stored capacities that far ahead are dropped.
  */
 public final class ClusterProcessor implements Processor<String, PartialHeat, String, SpecificRecord> {
 
@@ -46,6 +54,7 @@ public final class ClusterProcessor implements Processor<String, PartialHeat, St
     private static final char SEP = '\u0000';
 
     private final DetectionParameters parameters;
+    private final FutureSkew futureSkew;
     private final Map<String, Cluster> clusters = new HashMap<>();
     private ProcessorContext<String, SpecificRecord> context;
     private KeyValueStore<String, byte[]> heatStore;
@@ -54,8 +63,9 @@ public final class ClusterProcessor implements Processor<String, PartialHeat, St
     private Sensor lateHeat;
     private Sensor skippedTicks;
 
-    public ClusterProcessor(DetectionParameters parameters) {
+    public ClusterProcessor(DetectionParameters parameters, FutureSkew futureSkew) {
         this.parameters = parameters;
+        this.futureSkew = futureSkew;
     }
 
     /** A detector and the store keys of the heat it holds, by bucket. */
@@ -81,7 +91,8 @@ public final class ClusterProcessor implements Processor<String, PartialHeat, St
             return;
         }
         Cluster c = clusters.computeIfAbsent(p.cluster(), this::load);
-        ClusterDetector.Result r = c.detector().apply(p.buckets(), p.capacities(), p.maxEventTime());
+        long streamTime = FutureSkew.bounded(p.maxEventTime(), context.currentSystemTimeMs());
+        ClusterDetector.Result r = c.detector().apply(p.buckets(), p.capacities(), streamTime);
 
         // the partial's position in the partials topic: unique, and the same when reprocessed
         RecordMetadata m = context.recordMetadata().orElseThrow();
@@ -139,15 +150,32 @@ public final class ClusterProcessor implements Processor<String, PartialHeat, St
         if (progress == null) {
             return new Cluster(new ClusterDetector(cluster, parameters), new TreeMap<>());
         }
-        ClusterDetector d = new ClusterDetector(cluster, parameters, StateCodec.decodeProgress(progress));
+        long now = context.currentSystemTimeMs();
+        ClusterDetector.Progress stored = StateCodec.decodeProgress(progress);
+        Optional<String> ahead = futureSkew.check("stored stream time", stored.watermark(), now);
+        ClusterDetector d;
+        if (ahead.isPresent()) {
+            LOG.warn("cluster {}: {}; starting the cluster afresh", cluster, ahead.get());
+            d = new ClusterDetector(cluster, parameters);
+        } else {
+            d = new ClusterDetector(cluster, parameters, stored);
+        }
         String prefix = cluster + SEP;
+        List<String> stale = new ArrayList<>();
         try (KeyValueIterator<String, byte[]> it = capacityStore.prefixScan(prefix, new StringSerializer())) {
             while (it.hasNext()) {
-                d.restore(StateCodec.decodeCapacity(it.next().value));
+                KeyValue<String, byte[]> kv = it.next();
+                NodeCapacity n = StateCodec.decodeCapacity(kv.value);
+                if (futureSkew.check("capacity time", n.eventTime(), now).isEmpty()) {
+                    d.restore(n);
+                } else {
+                    stale.add(kv.key);
+                }
             }
         }
+        stale.forEach(capacityStore::delete);
+        stale.clear();
         TreeMap<Long, List<String>> keys = new TreeMap<>();
-        List<String> stale = new ArrayList<>();
         try (KeyValueIterator<String, byte[]> it = heatStore.prefixScan(prefix, new StringSerializer())) {
             while (it.hasNext()) {
                 KeyValue<String, byte[]> kv = it.next();

@@ -2,6 +2,7 @@ package io.skewguard.detector.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.skewguard.runtime.time.FutureSkew;
 import io.skewguard.schemas.CapacityEvent;
 import io.skewguard.schemas.ShardUsage;
 import io.skewguard.schemas.WriteEvent;
@@ -12,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 class InputCheckTest {
 
-    private final InputCheck check = new InputCheck(30_000, 3_600_000, 4096, Set.of());
+    private final InputCheck check = new InputCheck(30_000, new FutureSkew(3_600_000), 4096, Set.of());
 
     private static WriteEvent write(String node, int slot, long bytes, long ops) {
         return new WriteEvent("c1", node, slot, bytes, ops, Instant.ofEpochMilli(0));
@@ -48,17 +49,26 @@ class InputCheckTest {
 
     @Test
     void unknownClusterIsRefusedWhenClustersAreListed() {
-        InputCheck only = new InputCheck(0, 0, 16, Set.of("c2"));
+        InputCheck only = new InputCheck(0, new FutureSkew(0), 16, Set.of("c2"));
         assertThat(only.check(write("n1", 1, 1, 1))).contains("unknown cluster c1");
     }
 
     @Test
-    void timeMustLieWithinGraceBehindAndMaxFutureAhead() {
+    void timeMustLieWithinGraceBehindStreamTimeAndMaxFutureSkewAheadOfTheClock() {
         long wm = 1_000_000;
-        assertThat(check.checkTime(123, Long.MIN_VALUE)).isEmpty();
-        assertThat(check.checkTime(wm - 30_000, wm)).isEmpty();
-        assertThat(check.checkTime(wm - 30_001, wm).orElseThrow()).startsWith("late");
-        assertThat(check.checkTime(wm + 3_600_000, wm)).isEmpty();
-        assertThat(check.checkTime(wm + 3_600_001, wm).orElseThrow()).startsWith("future");
+        long now = wm + 5_000;
+        assertThat(check.checkTime(123, Long.MIN_VALUE, now)).isEmpty();
+        assertThat(check.checkTime(wm - 30_000, wm, now)).isEmpty();
+        assertThat(check.checkTime(wm - 30_001, wm, now).orElseThrow()).startsWith("late");
+        assertThat(check.checkTime(now + 3_600_000, wm, now)).isEmpty();
+        assertThat(check.checkTime(now + 3_600_001, wm, now).orElseThrow()).startsWith("future: event time");
+        assertThat(check.checkTime(now + 3_600_001, Long.MIN_VALUE, now).orElseThrow()).startsWith("future: event time");
+    }
+
+    @Test
+    void streamTimeFarBehindTheClockNeverMakesAnEventTooFarAhead() {
+        long farPast = 1_000_000;
+        long now = farPast + 5L * 365 * 86_400_000;
+        assertThat(check.checkTime(now, farPast, now)).isEmpty();
     }
 }

@@ -20,6 +20,7 @@ public final class CommonSettings {
     public static final String HEALTH_PORT = "health-port";
     public static final String HEALTH_HOST = "health-host";
     public static final String CREATE_TOPICS = "create-topics";
+    public static final String MAX_FUTURE_SKEW = "max-future-skew";
 
     private CommonSettings() {
     }
@@ -89,5 +90,16 @@ public final class CommonSettings {
     public static Setting createTopics() {
         return Setting.bool(CREATE_TOPICS, false,
                 "Create missing SkewGuard topics at start (as 'skewguard topics create' would) instead of refusing to start.");
+    }
+
+    /**
+     * {@code max-future-skew}: how far ahead of the receiving process's clock an event time may lie
+     * (the default is Kafka 4's broker-side {@code log.message.timestamp.after.max.ms}).
+     */
+    public static Setting maxFutureSkew() {
+        return Setting.duration(MAX_FUTURE_SKEW, "1h",
+                        "Events whose time lies further ahead of this process's clock go to the dead-letter topic "
+                                + "(reason 'future') and never move stream time.")
+                .validatedBy(Validator.notNegative());
     }
 }

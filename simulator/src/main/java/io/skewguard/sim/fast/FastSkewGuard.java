@@ -38,8 +38,11 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -49,6 +52,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
+import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -170,7 +174,9 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a temporary directory for the apps' state stores", e);
         }
-        this.detector = new DetectorHarness(FastModeSettings.detector(scenario, workDir.resolve("detector"))).withoutHistory();
+        // the detector's clock is simulated time, as the balancer's and the migrator's (their drivers' wall clocks)
+        this.detector = new DetectorHarness(FastModeSettings.detector(scenario, workDir.resolve("detector")),
+                new SimulatedClock(() -> clock)).withoutHistory();
         String registry = detector.settings().schemaRegistryUrl();
         Map<String, Object> serdeConfig = Map.of("schema.registry.url", registry);
         this.reportSerde = SchemaRegistrySerde.of(SkewReport.class, serdeConfig, false);
@@ -547,6 +553,35 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
             paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException ignored) {
             // a temp dir left behind is harmless
+        }
+    }
+
+    /** Simulated time as a {@link Clock}, for the detector harness. */
+    private static final class SimulatedClock extends Clock {
+        private final LongSupplier millis;
+
+        SimulatedClock(LongSupplier millis) {
+            this.millis = millis;
+        }
+
+        @Override
+        public long millis() {
+            return millis.getAsLong();
+        }
+
+        @Override
+        public Instant instant() {
+            return Instant.ofEpochMilli(millis());
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            throw new UnsupportedOperationException("simulated time has no zone but UTC");
         }
     }
 }
