@@ -24,8 +24,8 @@ final class RegistryOutage {
   /** A request to {@code registry} failed as an outage does. */
   static void failed(RegistryUnavailableException e) {
     if (DOWN_SINCE.putIfAbsent(e.registry(), System.nanoTime()) == null) {
-      LOG.warn("schema registry {} unavailable: {}; records whose schema is not cached wait and are retried, "
-          + "none is dead-lettered, until it answers again", e.registry(), e.getMessage());
+      LOG.warn("{}; records whose schema is not cached wait and are retried, none is dead-lettered, until "
+          + "schema registry {} answers again", e.getMessage(), e.registry());
     } else {
       LOG.debug("schema registry {} still unavailable: {}", e.registry(), e.getMessage());
     }
@@ -38,8 +38,8 @@ final class RegistryOutage {
     }
     Long since = DOWN_SINCE.remove(registry);
     if (since != null) {
-      LOG.info("schema registry {} answers again after {}; processing goes on", registry,
-          Duration.ofNanos(System.nanoTime() - since).withNanos(0));
+      LOG.info("schema registry {} answers again after {} ms; processing goes on", registry,
+          Duration.ofNanos(System.nanoTime() - since).toMillis());
     }
   }
 
