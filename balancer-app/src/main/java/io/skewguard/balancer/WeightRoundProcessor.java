@@ -112,7 +112,9 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
         try {
             return serde.deserializer().deserialize(topic, record.headers(), record.value());
         } catch (SerializationException e) {
-            throw new RejectedInput("undecodable: " + e.getMessage(), e);
+            // a registry outage is no SerializationException: it fails the stream thread, which
+            // StreamsService replaces after a back-off, so the record is read again (docs/design.md §5)
+            throw new RejectedInput(DeadLetter.undecodable(e), e);
         }
     }
 

@@ -6,6 +6,7 @@ import io.skewguard.runtime.lifecycle.ProcessLifecycle;
 import io.skewguard.runtime.lifecycle.Service;
 import io.skewguard.runtime.lifecycle.StreamsService;
 import io.skewguard.runtime.settings.SettingsOptions;
+import io.skewguard.runtime.registry.RegistryProbe;
 import io.skewguard.runtime.topics.RequiredTopics;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -79,7 +80,8 @@ public final class DetectorApp implements Callable<Integer> {
         ProcessLifecycle.Builder lifecycle = ProcessLifecycle.builder("detector")
                 .closeTimeout(CLOSE_TIMEOUT)
                 .healthEndpoint(settings.healthHost(), settings.healthPort())
-                .service(RequiredTopics.of(settings.settings()));
+                .service(RequiredTopics.of(settings.settings()))
+                .service(RegistryProbe.of(settings.settings()));
         Stages.of(settings).inOrder().forEach(lifecycle::service);
         PrintWriter out = spec.commandLine().getOut();
         out.printf("detector: %s starting against %s; topics %snode-writes, %snode-capacity -> %sreports, %salerts, %sdlq%n",

@@ -8,6 +8,7 @@ import io.skewguard.schemas.ShardUsage;
 import io.skewguard.schemas.SkewAlert;
 import io.skewguard.schemas.SkewReport;
 import io.skewguard.schemas.Topics;
+import io.skewguard.schemas.serde.RegistryUnavailableException;
 import java.util.Optional;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -60,6 +61,10 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
         MigratorInput input;
         try {
             input = decode(topic, record.value());
+        } catch (RegistryUnavailableException e) {
+            // not the record's fault: fails the stream thread, which StreamsService replaces after a
+            // back-off, so the record is read again from the last commit (docs/design.md §5)
+            throw e;
         } catch (RuntimeException e) {
             reject(record, topic, e.getMessage() == null ? e.toString() : e.getMessage());
             return;

@@ -5,6 +5,7 @@ import io.skewguard.runtime.lifecycle.StreamsService;
 import io.skewguard.runtime.settings.CommonSettings;
 import io.skewguard.runtime.settings.Settings;
 import io.skewguard.runtime.settings.SettingsOptions;
+import io.skewguard.runtime.registry.RegistryProbe;
 import io.skewguard.runtime.topics.RequiredTopics;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -81,6 +82,7 @@ public final class MigratorApp implements Callable<Integer> {
         Settings s = settings.settings();
         return ProcessLifecycle.builder("migrator")
                 .service(RequiredTopics.of(s))
+                .service(RegistryProbe.of(s))
                 .service(new StreamsService("migrator-streams", MigratorTopology.build(settings), MigratorTopology.streamsConfig(settings)))
                 .healthEndpoint(s.string(CommonSettings.HEALTH_HOST), s.integer(CommonSettings.HEALTH_PORT))
                 .build()

@@ -3,6 +3,7 @@ package io.skewguard.agent;
 import io.skewguard.agent.service.AgentServiceSettings;
 import io.skewguard.runtime.lifecycle.ProcessLifecycle;
 import io.skewguard.runtime.settings.SettingsOptions;
+import io.skewguard.runtime.registry.RegistryProbe;
 import io.skewguard.runtime.topics.RequiredTopics;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -50,6 +51,7 @@ public final class AgentCommand implements Callable<Integer> {
             AgentServiceSettings agent = AgentServiceSettings.from(settings);
             return ProcessLifecycle.builder("agent")
                     .service(RequiredTopics.of(settings))
+                    .service(RegistryProbe.of(settings))
                     .service(new AgentService(agent, System::currentTimeMillis))
                     .closeTimeout(agent.closeTimeout())
                     .healthEndpoint(agent.healthHost(), agent.healthPort())

@@ -10,8 +10,10 @@ import io.skewguard.schemas.DeadLetter;
 import io.skewguard.schemas.MigrationCommand;
 import io.skewguard.schemas.MigrationStatus;
 import io.skewguard.schemas.WeightCommand;
+import io.skewguard.schemas.serde.RegistryUnavailableException;
 import io.skewguard.schemas.serde.SchemaRegistrySerde;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,10 +23,13 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -77,6 +82,10 @@ public final class CommandAgent implements AutoCloseable {
     private KafkaConsumer<byte[], byte[]> consumer;
     private KafkaProducer<byte[], byte[]> producer;
     private long lastProgressAt = Long.MIN_VALUE;
+    private Duration registryWait = Duration.ZERO;
+
+    private static final Duration FIRST_REGISTRY_WAIT = Duration.ofMillis(500);
+    private static final Duration MAX_REGISTRY_WAIT = Duration.ofSeconds(30);
 
     /**
      * An agent for {@code settings.node()} over {@code store}, with the state saved in
@@ -165,17 +174,37 @@ public final class CommandAgent implements AutoCloseable {
         try {
             while (running) {
                 var records = consumer.poll(settings.pollTimeout());
+                Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
+                RegistryUnavailableException outage = null;
                 for (ConsumerRecord<byte[], byte[]> record : records) {
-                    handle(record);
+                    try {
+                        handle(record);
+                    } catch (RegistryUnavailableException e) {
+                        outage = e;
+                        break;
+                    }
+                    done.put(new TopicPartition(record.topic(), record.partition()), new OffsetAndMetadata(record.offset() + 1));
                 }
-                reportCopies();
+                if (outage != null) {
+                    rewind(records, done);
+                } else if (!records.isEmpty()) {
+                    registryWait = Duration.ZERO;
+                }
+                try {
+                    reportCopies();
+                } catch (RegistryUnavailableException e) {
+                    outage = e; // the answers' schema id is not known yet: report on a later round
+                }
                 producer.flush();
                 Exception failed = sendFailure.get();
                 if (failed != null) {
                     throw new IllegalStateException("sending an answer or dead letter failed; offsets not committed", failed);
                 }
-                if (!records.isEmpty()) {
-                    consumer.commitSync();
+                if (!done.isEmpty()) {
+                    consumer.commitSync(done);
+                }
+                if (outage != null) {
+                    waitForRegistry();
                 }
             }
         } catch (WakeupException e) {
@@ -191,6 +220,44 @@ public final class CommandAgent implements AutoCloseable {
             closeQuietly(consumer);
             closeQuietly(producer);
         }
+    }
+
+    /**
+     * The registry could not say what a record's schema is: every partition of the poll goes back to
+     * its first record not handled, so that nothing past it is committed and it is read again.
+     */
+    private void rewind(ConsumerRecords<byte[], byte[]> records, Map<TopicPartition, OffsetAndMetadata> done) {
+        for (TopicPartition tp : records.partitions()) {
+            OffsetAndMetadata handled = done.get(tp);
+            long next = handled != null ? handled.offset() : records.records(tp).get(0).offset();
+            if (next <= records.records(tp).get(records.records(tp).size() - 1).offset()) {
+                consumer.seek(tp, next);
+            }
+        }
+    }
+
+    /**
+     * Waits before reading the record again, with consumption paused, so that the consumer stays in
+     * its group; {@link #close()} ends the wait at once (wakeup). The registry client logs the outage
+     * once and its end once; the wait doubles up to {@link #MAX_REGISTRY_WAIT}, and starts over
+     * after a poll that needed no wait.
+     */
+    private void waitForRegistry() {
+        registryWait = registryWait.isZero() ? FIRST_REGISTRY_WAIT : min(registryWait.multipliedBy(2), MAX_REGISTRY_WAIT);
+        var assigned = consumer.assignment();
+        consumer.pause(assigned);
+        long until = System.nanoTime() + registryWait.toNanos();
+        try {
+            while (running && System.nanoTime() < until) {
+                consumer.poll(Duration.ofNanos(Math.max(1, Math.min(until - System.nanoTime(), settings.pollTimeout().toNanos()))));
+            }
+        } finally {
+            consumer.resume(consumer.assignment());
+        }
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
     }
 
     private void handle(ConsumerRecord<byte[], byte[]> record) {
@@ -222,8 +289,10 @@ public final class CommandAgent implements AutoCloseable {
                 problem = check.problem(c);
                 input = new AgentInput.Step(c);
             }
+        } catch (RegistryUnavailableException e) {
+            throw e; // not the record's fault: read it again once the registry answers
         } catch (RuntimeException e) {
-            deadLetter(record, "undecodable: " + e.getMessage());
+            deadLetter(record, DeadLetter.undecodable(e));
             return;
         }
         if (key == null && !settings.node().equals(valueNode)) {

@@ -3,6 +3,7 @@ package io.skewguard.agent;
 import io.skewguard.schemas.NodeWeight;
 import io.skewguard.schemas.SlotAssignment;
 import io.skewguard.schemas.Topics;
+import io.skewguard.schemas.serde.RegistryUnavailableException;
 import io.skewguard.schemas.serde.SchemaRegistrySerde;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,6 +42,8 @@ import org.slf4j.LoggerFactory;
 public final class WeightedRouter implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(WeightedRouter.class);
+    /** How long to wait before reading a row again whose schema the registry could not give. */
+    private static final Duration REGISTRY_WAIT = Duration.ofSeconds(1);
     private static final Duration POLL = Duration.ofMillis(200);
 
     private final RoutingView view;
@@ -118,8 +121,19 @@ public final class WeightedRouter implements AutoCloseable {
             LOG.info("router of cluster {} follows {} partitions", view.cluster(), partitions.size());
             while (running) {
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
+                Map<TopicPartition, Long> applied = new HashMap<>();
                 for (ConsumerRecord<byte[], byte[]> record : records) {
-                    apply(record);
+                    try {
+                        apply(record);
+                    } catch (RegistryUnavailableException e) {
+                        // not the row's fault: read it (and what follows) again once the registry answers
+                        for (TopicPartition tp : records.partitions()) {
+                            consumer.seek(tp, applied.getOrDefault(tp, records.records(tp).get(0).offset()));
+                        }
+                        Thread.sleep(REGISTRY_WAIT.toMillis()); // close() interrupts nothing: at most this late
+                        break;
+                    }
+                    applied.put(new TopicPartition(record.topic(), record.partition()), record.offset() + 1);
                 }
                 if (caughtUp.getCount() > 0 && reached(end)) {
                     LOG.info("router of cluster {} caught up with the weight and slot tables", view.cluster());
@@ -130,6 +144,8 @@ public final class WeightedRouter implements AutoCloseable {
             if (running) {
                 LOG.error("router of cluster {} woken up unexpectedly", view.cluster(), e);
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
             LOG.error("router of cluster {} stopped following the tables", view.cluster(), e);
         } finally {

@@ -1,5 +1,6 @@
 package io.skewguard.schemas;
 
+import io.skewguard.schemas.serde.UnknownSchemaException;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import org.apache.kafka.common.header.Header;
@@ -42,6 +43,18 @@ public record DeadLetter(String sourceTopic, int sourcePartition, long sourceOff
   /** The four dead-letter headers for the given source and reason. */
   public static Headers headers(String sourceTopic, int sourcePartition, long sourceOffset, String reason) {
     return new DeadLetter(sourceTopic, sourcePartition, sourceOffset, reason).toHeaders();
+  }
+
+  /**
+   * The reason for a record the deserializer refused: its message as it is for a schema id the
+   * registry does not know (it starts with {@code unknown-schema:}), else {@code undecodable: }
+   * and the message. (A registry outage is no reason: such records are retried, never dead-lettered.)
+   */
+  public static String undecodable(RuntimeException e) {
+    if (e instanceof UnknownSchemaException) {
+      return e.getMessage();
+    }
+    return "undecodable: " + (e.getMessage() == null ? e.toString() : e.getMessage());
   }
 
   /** This dead letter's four headers, in a fresh mutable {@link Headers}. */

@@ -12,6 +12,8 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -39,6 +41,11 @@ import org.apache.avro.Schema;
  * ({@code basic.auth.credentials.source=USER_INFO}, {@code basic.auth.user.info}) reach the serdes
  * of the application: without them the application gets no schema.
  *
+ * <p>A test of a registry outage {@link #stop() stops} it while the application runs (every
+ * connection to the port is then accepted and dropped at once, and counted, see
+ * {@link #attemptsWhileStopped()}) and {@link #restart() restarts} it on the same port, with the
+ * same content.
+ *
  * <p>Close it to stop the server; the registry's content stays in its scope until
  * {@link MockSchemaRegistry#drop(String)}.
  */
@@ -52,9 +59,14 @@ public final class RegistryOverHttp implements AutoCloseable {
     private final MockSchemaRegistry registry;
     /** The expected {@code Authorization} header; null when requests need none. */
     private final byte[] authorization;
-    private final HttpServer server;
     private final ExecutorService executor = Executors.newFixedThreadPool(2);
     private final AtomicLong refused = new AtomicLong();
+    private final AtomicLong attemptsWhileStopped = new AtomicLong();
+    private final int port;
+    private HttpServer server;
+    /** While stopped: the socket that takes connections and drops them; null while serving. */
+    private ServerSocket stopped;
+    private Thread dropper;
 
     private RegistryOverHttp(String scope, String userInfo) {
         this.registry = MockSchemaRegistry.scope(scope);
@@ -62,14 +74,76 @@ public final class RegistryOverHttp implements AutoCloseable {
                 : ("Basic " + Base64.getEncoder().encodeToString(userInfo.getBytes(StandardCharsets.UTF_8)))
                         .getBytes(StandardCharsets.US_ASCII);
         try {
-            this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+            this.server = listen(0);
         } catch (IOException e) {
             executor.shutdownNow();
             throw new UncheckedIOException("cannot listen on 127.0.0.1 for the registry of mock://" + scope, e);
         }
-        server.createContext("/", this::handle);
-        server.setExecutor(executor);
-        server.start();
+        this.port = server.getAddress().getPort();
+    }
+
+    private HttpServer listen(int onPort) throws IOException {
+        HttpServer s = HttpServer.create(new InetSocketAddress("127.0.0.1", onPort), 0);
+        s.createContext("/", this::handle);
+        s.setExecutor(executor);
+        s.start();
+        return s;
+    }
+
+    /**
+     * Stops serving, as a registry that went down: from now on every connection to the port is
+     * accepted and closed without an answer (the client sees an I/O error), until {@link #restart()}.
+     */
+    public synchronized void stop() {
+        if (stopped != null) {
+            return;
+        }
+        server.stop(0);
+        try {
+            ServerSocket socket = new ServerSocket();
+            socket.setReuseAddress(true);
+            socket.bind(new InetSocketAddress("127.0.0.1", port));
+            stopped = socket;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot hold port " + port + " while the registry is stopped", e);
+        }
+        ServerSocket socket = stopped;
+        dropper = new Thread(() -> {
+            while (!socket.isClosed()) {
+                try (Socket connection = socket.accept()) {
+                    attemptsWhileStopped.incrementAndGet();
+                    connection.setSoLinger(true, 0); // reset, as a dying server does
+                } catch (IOException closed) {
+                    // the socket was closed by restart() or close()
+                }
+            }
+        }, "registry-over-http-stopped-" + port);
+        dropper.setDaemon(true);
+        dropper.start();
+    }
+
+    /** Serves again, on the same port and with the same content, after {@link #stop()}. */
+    public synchronized void restart() {
+        if (stopped == null) {
+            return;
+        }
+        try {
+            stopped.close();
+            stopped = null;
+            // the port is released only once the thread blocked in accept() has left it
+            dropper.join(10_000);
+            server = listen(port);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while restarting the registry on port " + port, e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot listen on 127.0.0.1:" + port + " again", e);
+        }
+    }
+
+    /** Connections made to the port while it was {@link #stop() stopped}. */
+    public long attemptsWhileStopped() {
+        return attemptsWhileStopped.get();
     }
 
     /** Serves the registry of {@code mock://scope} to anyone, on a free port of 127.0.0.1. */
@@ -95,7 +169,7 @@ public final class RegistryOverHttp implements AutoCloseable {
 
     /** {@code http://127.0.0.1:PORT}: what the application is given as {@code schema.registry.url}. */
     public String url() {
-        return "http://127.0.0.1:" + server.getAddress().getPort();
+        return "http://127.0.0.1:" + port;
     }
 
     /** How many requests were answered 401 because they lacked the right credentials. */
@@ -119,6 +193,10 @@ public final class RegistryOverHttp implements AutoCloseable {
                     String schema = json.readTree(exchange.getRequestBody()).get("schema").asText();
                     int id = registry.register(subject(m), new Schema.Parser().parse(schema));
                     answer(exchange, 200, json.createObjectNode().put("id", id));
+                } else if (method.equals("GET") && path.equals("/subjects")) {
+                    var subjects = json.createArrayNode();
+                    registry.subjects().forEach(subjects::add);
+                    answer(exchange, 200, subjects);
                 } else if (method.equals("GET") && (m = LATEST.matcher(path)).matches()) {
                     SchemaRegistryClient.RegisteredSchema latest = registry.latest(subject(m));
                     answer(exchange, 200, json.createObjectNode().put("subject", subject(m)).put("version", latest.version())
@@ -151,7 +229,8 @@ public final class RegistryOverHttp implements AutoCloseable {
         return json.createObjectNode().put("error_code", code).put("message", message);
     }
 
-    private static void answer(HttpExchange exchange, int status, ObjectNode body) throws IOException {
+    private static void answer(HttpExchange exchange, int status, com.fasterxml.jackson.databind.JsonNode body)
+            throws IOException {
         byte[] bytes = body.toString().getBytes(StandardCharsets.UTF_8);
         exchange.getResponseHeaders().set("Content-Type", HttpSchemaRegistryClient.CONTENT_TYPE);
         exchange.sendResponseHeaders(status, bytes.length);
@@ -162,8 +241,15 @@ public final class RegistryOverHttp implements AutoCloseable {
 
     /** Stops the server; the scope's content stays. */
     @Override
-    public void close() {
+    public synchronized void close() {
         server.stop(0);
+        if (stopped != null) {
+            try {
+                stopped.close();
+            } catch (IOException e) {
+                // closing anyway
+            }
+        }
         executor.shutdownNow();
     }
 

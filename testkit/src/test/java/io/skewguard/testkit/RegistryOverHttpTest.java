@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.skewguard.schemas.serde.HttpSchemaRegistryClient;
 import io.skewguard.schemas.serde.MockSchemaRegistry;
-import io.skewguard.schemas.serde.SchemaRegistryException;
+import io.skewguard.schemas.serde.RegistryUnavailableException;
 import io.skewguard.schemas.serde.SchemaRegistrySerdeConfig;
 import java.util.HashMap;
 import java.util.Map;
@@ -58,7 +58,7 @@ class RegistryOverHttpTest {
 
             for (String wrong : new String[] {null, "app:wrong", "other:registry-secret"}) {
                 assertThatThrownBy(() -> client(http, wrong).getById(id)).as("credentials %s", wrong)
-                        .isInstanceOfSatisfying(SchemaRegistryException.class, e -> assertThat(e.httpStatus()).isEqualTo(401));
+                        .isInstanceOf(RegistryUnavailableException.class).hasMessageContaining("HTTP 401");
             }
             assertThat(http.refusedRequests()).isEqualTo(3);
             assertThat(http.toString()).doesNotContain("registry-secret");
@@ -70,5 +70,22 @@ class RegistryOverHttpTest {
         assertThatThrownBy(() -> RegistryOverHttp.serve(scope, "no-colon")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("user:password");
         assertThatThrownBy(() -> RegistryOverHttp.serve(scope, ":password")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aStoppedRegistryDropsConnectionsAndARestartedOneServesTheSameContentOnTheSamePort() {
+        int id = MockSchemaRegistry.scope(scope).register("sample-value", SCHEMA);
+        try (RegistryOverHttp http = RegistryOverHttp.serve(scope)) {
+            String url = http.url();
+            http.stop();
+            assertThatThrownBy(() -> client(http, null).getById(id)).isInstanceOf(RegistryUnavailableException.class)
+                    .hasMessageContaining(url);
+            assertThat(http.attemptsWhileStopped()).isPositive();
+
+            http.restart();
+            assertThat(http.url()).isEqualTo(url);
+            assertThat(client(http, null).getById(id)).isEqualTo(SCHEMA);
+            client(http, null).probe();
+        }
     }
 }

@@ -7,6 +7,7 @@ import io.skewguard.detector.stream.PartialHeat;
 import io.skewguard.runtime.time.FutureSkew;
 import io.skewguard.schemas.CapacityEvent;
 import io.skewguard.schemas.DeadLetter;
+import io.skewguard.schemas.serde.RegistryUnavailableException;
 import io.skewguard.schemas.ShardUsage;
 import io.skewguard.schemas.WriteEvent;
 import java.time.Clock;
@@ -161,9 +162,11 @@ public final class IngestBuffer {
                 reject(topic, partition, offset, key, value, timestamp, "undecodable: no record");
             }
             return decoded;
+        } catch (RegistryUnavailableException e) {
+            throw e; // not the record's fault: the loop reads it again once the registry answers
         } catch (RuntimeException e) {
             // SerializationException from the serde: bad magic byte, unknown schema id, truncated body
-            reject(topic, partition, offset, key, value, timestamp, "undecodable: " + e.getMessage());
+            reject(topic, partition, offset, key, value, timestamp, DeadLetter.undecodable(e));
             return null;
         }
     }

@@ -7,6 +7,7 @@ import io.skewguard.detector.stream.StateCodec;
 import io.skewguard.schemas.CapacityEvent;
 import io.skewguard.schemas.Topics;
 import io.skewguard.schemas.WriteEvent;
+import io.skewguard.schemas.serde.RegistryUnavailableException;
 import io.skewguard.schemas.serde.SchemaRegistrySerde;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -126,6 +127,11 @@ public final class IngestLoop {
     private final Map<TopicPartition, Long> positions = new HashMap<>();
     private boolean lost;
     private long lastCommit = System.nanoTime();
+    /** While the registry cannot answer: nothing is taken before this System.nanoTime(). */
+    private long registryRetryAt = System.nanoTime();
+    private long registryWaitMs;
+    private static final long FIRST_REGISTRY_WAIT_MS = 500;
+    private static final long MAX_REGISTRY_WAIT_MS = 30_000;
 
     /**
      * @param instanceId this process's part of the {@code transactional.id}
@@ -241,7 +247,9 @@ public final class IngestLoop {
                         throw new KafkaException("partitions lost without revocation; reading again from the committed offsets");
                     }
                     enqueue(records);
-                    metrics.ingested(processQueued());
+                    if (System.nanoTime() - registryRetryAt >= 0) {
+                        metrics.ingested(processQueued());
+                    }
                     if (commitDue()) {
                         commit();
                     }
@@ -400,8 +408,15 @@ public final class IngestLoop {
                 idleSince = 0;
             }
             ArrayDeque<ConsumerRecord<byte[], byte[]>> q = queues.get(next);
-            ConsumerRecord<byte[], byte[]> r = q.pollFirst();
-            buffer(r.partition()).accept(r.topic(), r.partition(), r.offset(), r.key(), r.value(), r.timestamp(), r.headers());
+            ConsumerRecord<byte[], byte[]> r = q.peekFirst();
+            try {
+                buffer(r.partition()).accept(r.topic(), r.partition(), r.offset(), r.key(), r.value(), r.timestamp(), r.headers());
+            } catch (RegistryUnavailableException e) {
+                waitForRegistry();
+                break; // the record stays first in its queue, its offset uncommitted: taken again after the wait
+            }
+            q.pollFirst();
+            registryWaitMs = 0;
             positions.put(next, r.offset() + 1);
             taken++;
             if (q.size() == RESUME_AT && consumer.paused().contains(next)) {
@@ -409,6 +424,17 @@ public final class IngestLoop {
             }
         }
         return taken;
+    }
+
+    /**
+     * The registry could not give a record's schema: nothing is taken from the queues until the wait
+     * is over (polling goes on, so the consumer stays in its group, and stop() wakes it; full queues
+     * pause their partitions). The registry client logs the outage once, and its end.
+     */
+    private void waitForRegistry() {
+        registryWaitMs = registryWaitMs == 0 ? FIRST_REGISTRY_WAIT_MS : Math.min(MAX_REGISTRY_WAIT_MS, registryWaitMs * 2);
+        registryRetryAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(registryWaitMs);
+        idleSince = 0;
     }
 
     private IngestBuffer buffer(int partition) {

@@ -84,6 +84,8 @@ public final class ProcessLifecycle {
     private boolean readyReached;
     private boolean ended;
     private volatile Phase phase = Phase.NEW;
+    /** The service whose {@code start()} runs now, told when a stop is requested meanwhile. */
+    private volatile Service starting;
     private volatile boolean failed;
 
     private ProcessLifecycle(Builder b) {
@@ -132,6 +134,10 @@ public final class ProcessLifecycle {
      */
     public void stop() {
         stopRequested.countDown();
+        Service s = starting;
+        if (s != null) {
+            s.stopStarting();
+        }
     }
 
     /**
@@ -257,7 +263,11 @@ public final class ProcessLifecycle {
                 return Outcome.STOPPED;
             }
             started.add(service);
+            starting = service;
             try {
+                if (stopRequested.getCount() == 0) {
+                    service.stopStarting(); // the stop came between the check above and now
+                }
                 service.start();
             } catch (StartRefused e) {
                 LOG.error("{}: {} cannot start: {}", process, service.name(), e.getMessage());
@@ -267,6 +277,8 @@ public final class ProcessLifecycle {
                 LOG.error("{}: {} failed to start; closing what started", process, service.name(), e);
                 failed = true;
                 return Outcome.FAILED;
+            } finally {
+                starting = null;
             }
         }
         phase = Phase.RUNNING;

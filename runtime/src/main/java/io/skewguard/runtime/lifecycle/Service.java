@@ -27,6 +27,13 @@ public interface Service {
     /** Starts the work; does not wait until it is ready. */
     void start() throws Exception;
 
+    /**
+     * A stop was requested while {@link #start()} runs, called from another thread: a start that
+     * waits for something (a registry that is down, say) returns soon after instead of waiting on.
+     * Most starts do not wait, and need nothing here.
+     */
+    default void stopStarting() {}
+
     /** Whether the service is doing its work now. */
     boolean ready();
 

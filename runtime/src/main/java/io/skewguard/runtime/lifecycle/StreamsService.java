@@ -5,7 +5,10 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import io.skewguard.schemas.serde.RegistryUnavailableException;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
@@ -25,6 +28,13 @@ import org.slf4j.LoggerFactory;
  *       {@link #failure()}, so that the process exits and its supervisor restarts it cleanly.</li>
  *   <li>It is {@link #ready()} once Kafka Streams has reached RUNNING, and stays ready through
  *       later rebalances (they are routine, not a reason to fail a health check).</li>
+ *   <li>A stream thread that fails because the schema registry cannot answer
+ *       ({@link RegistryUnavailableException} anywhere in its causes) is replaced too, but after a
+ *       back-off ({@value #OUTAGE_BACKOFF_FIRST_MS} ms doubling up to
+ *       {@value #OUTAGE_BACKOFF_MAX_MS} ms, cut short by {@link #close}) and without counting
+ *       against the policy: the outage is nobody's input and may last longer than any limit. The
+ *       replacement resumes from the last commit, so nothing past the record that waited for the
+ *       registry was committed, and nothing is dead-lettered (docs/design.md §5).</li>
  *   <li>ERROR, or a shutdown nobody asked for, is a failure.</li>
  *   <li>{@link #close(Duration)} commits and leaves the consumer group, so that the partitions move
  *       to the other instances at once instead of after the session timeout. Kafka Streams 4.1's
@@ -46,6 +56,11 @@ public final class StreamsService implements Service {
     /** The consumer's (internal) setting that makes {@code close()} send a LeaveGroup request. */
     static final String LEAVE_GROUP_ON_CLOSE = "internal.leave.group.on.close";
 
+    /** The first wait before a thread stopped by a registry outage is replaced. */
+    static final long OUTAGE_BACKOFF_FIRST_MS = 1_000;
+    /** The longest wait before a thread stopped by a registry outage is replaced. */
+    static final long OUTAGE_BACKOFF_MAX_MS = 30_000;
+
     private final String name;
     private final Topology topology;
     private final Properties properties;
@@ -55,6 +70,11 @@ public final class StreamsService implements Service {
     private volatile KafkaStreams streams;
     private volatile boolean reachedRunning;
     private volatile boolean closing;
+    private final CountDownLatch closeBegun = new CountDownLatch(1);
+    /** Consecutive outage replacements; guarded by {@link #outageLock}. */
+    private final Object outageLock = new Object();
+    private int outageStreak;
+    private long lastOutageAtMs;
     private Boolean closed;
 
     /** A service with {@link ThreadReplacementPolicy#defaults()}. */
@@ -113,6 +133,10 @@ public final class StreamsService implements Service {
     }
 
     private StreamThreadExceptionResponse onThreadFailure(Throwable e) {
+        Optional<RegistryUnavailableException> outage = RegistryUnavailableException.causeOf(e);
+        if (outage.isPresent()) {
+            return afterOutageBackoff(outage.get());
+        }
         ThreadReplacementPolicy.Decision decision = policy.decide(clock.instant());
         if (decision == ThreadReplacementPolicy.Decision.REPLACE) {
             LOG.warn("{}: a stream thread failed; replacing it ({} of {} replacements within {} used)", name,
@@ -123,6 +147,31 @@ public final class StreamsService implements Service {
                 + "the process will exit", name, policy.maxReplacements(), policy.window(), e);
         fail(e);
         return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+    }
+
+    /**
+     * Waits, on the failed thread, before it is replaced: a replacement would meet the same outage at
+     * once. The registry client logs the outage once at WARN and its end at INFO; here only DEBUG.
+     */
+    private StreamThreadExceptionResponse afterOutageBackoff(RegistryUnavailableException outage) {
+        long waitMs;
+        synchronized (outageLock) {
+            long now = clock.millis();
+            if (now - lastOutageAtMs > 2 * OUTAGE_BACKOFF_MAX_MS) {
+                outageStreak = 0; // a new outage starts at the first wait again
+            }
+            lastOutageAtMs = now;
+            waitMs = Math.min(OUTAGE_BACKOFF_MAX_MS, OUTAGE_BACKOFF_FIRST_MS << Math.min(outageStreak, 16));
+            outageStreak++;
+        }
+        LOG.debug("{}: a stream thread stopped at a record while schema registry {} cannot answer; replacing it in {} ms "
+                + "(not counted as a failure): {}", name, outage.registry(), waitMs, outage.getMessage());
+        try {
+            closeBegun.await(waitMs, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return StreamThreadExceptionResponse.REPLACE_THREAD;
     }
 
     private void fail(Throwable e) {
@@ -168,6 +217,7 @@ public final class StreamsService implements Service {
             return closed;
         }
         closing = true;
+        closeBegun.countDown();
         KafkaStreams s = streams;
         if (s == null) {
             closed = true;

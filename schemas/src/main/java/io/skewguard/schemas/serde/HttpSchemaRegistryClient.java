@@ -40,9 +40,11 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>Uses the JDK's {@link HttpClient} so that the schemas jar adds no HTTP dependency to every
- * app. Several base URLs are tried in turn: a URL that cannot be reached, times out or answers 5xx
- * gives way to the next; a 4xx answer is the registry's verdict and is not retried. Errors carry
- * the URL, the HTTP status and the registry's {@code error_code} and {@code message}.
+ * app. Several base URLs are tried in turn: a URL that cannot be reached, times out, or answers as
+ * {@link #isOutage} says gives way to the next; when none is left the request fails with a
+ * {@link RegistryUnavailableException} (the registry is unavailable, the record is not at fault).
+ * Any other 4xx answer is the registry's verdict, a {@link SchemaRegistryException} carrying the
+ * URL, the HTTP status and the registry's {@code error_code} and {@code message}.
  *
  * <p>An {@code https://} registry is trusted by the JDK's default CAs, or, when the settings name a
  * truststore, by the certificates in it alone. Hostname verification stays on.
@@ -131,8 +133,26 @@ public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
     return new RegisteredSchema(intField(answer, "id", what), intField(answer, "version", what), schemaField(answer, what));
   }
 
+  /**
+   * Asks the registry for its subjects ({@code GET /subjects}), the cheapest request that only a
+   * Confluent-API registry answers with 200: the start-up check of the apps.
+   *
+   * @throws RegistryUnavailableException if no URL answers, or one answers 404 without a registry
+   *     error code ({@link RegistryUnavailableException#wrongBasePath()})
+   */
+  @Override
+  public void probe() {
+    JsonNode answer = send("GET", "/subjects", null);
+    if (answer == null || !answer.isArray()) {
+      throw new RegistryUnavailableException(toString(),
+          "GET /subjects answered 200 but not with a list of subjects (" + answer + "): is this a schema registry?",
+          true, null);
+    }
+  }
+
   private JsonNode send(String method, String path, String body) {
     List<String> failures = new ArrayList<>();
+    boolean wrongBasePath = false;
     for (String base : baseUrls) {
       URI uri = URI.create(base + path);
       HttpRequest.Builder request = HttpRequest.newBuilder(uri)
@@ -149,28 +169,55 @@ public final class HttpSchemaRegistryClient implements SchemaRegistryClient {
       try {
         response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
       } catch (IOException e) {
-        LOG.warn("schema registry {} {} failed: {}", method, uri, e.toString());
+        // one line per outage is RegistryOutage's; per request it is noise
+        LOG.debug("schema registry {} {} failed: {}", method, uri, e.toString());
         failures.add(uri + ": " + e + untrustedHint(e));
         continue;
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new SchemaRegistryException("interrupted during " + method + " " + uri, e);
+        // a stop, not an answer about the record: it must not be dead-lettered either
+        throw new RegistryUnavailableException(toString(), "interrupted during " + method + " " + uri, false, e);
       }
       int status = response.statusCode();
       if (status >= 200 && status < 300) {
+        RegistryOutage.answered(toString());
         return parse(response.body(), method + " " + uri, status);
       }
       SchemaRegistryException refusal = refusal(method, uri, status, response.body());
-      if (status >= 500) {
-        LOG.warn("{}", refusal.getMessage());
-        failures.add(refusal.getMessage());
+      if (isOutage(status, refusal.errorCode())) {
+        LOG.debug("{}", refusal.getMessage());
+        boolean bare404 = status == 404 || (status >= 300 && status < 400);
+        wrongBasePath |= bare404;
+        failures.add(refusal.getMessage() + (bare404 ? WRONG_BASE_PATH_HINT : ""));
         continue;
       }
+      RegistryOutage.answered(toString());
       throw refusal;
     }
-    throw new SchemaRegistryException(
-        "no schema registry reachable: " + method + " " + path + " failed on every URL: " + String.join("; ", failures),
-        (Throwable) null);
+    RegistryUnavailableException outage = new RegistryUnavailableException(toString(),
+        "schema registry " + this + ": " + method + " " + path + " failed on every URL: " + String.join("; ", failures),
+        wrongBasePath, null);
+    RegistryOutage.failed(outage);
+    throw outage;
+  }
+
+  private static final String WRONG_BASE_PATH_HINT =
+      " (not an answer of the registry API: wrong base path in " + SchemaRegistrySerdeConfig.URL + "?)";
+
+  /**
+   * Whether an answer says the registry cannot serve now (or not at this URL), rather than
+   * anything about the request: 5xx, 408 and 429 (come back later), 401 and 403 (credentials the
+   * registry does not take, which an operator fixes without touching the records), a redirect, and a
+   * 404 without one of the registry's "not found" error codes (something else answers there).
+   */
+  static boolean isOutage(int status, int errorCode) {
+    if (status >= 500 || status == 408 || status == 429 || status == 401 || status == 403) {
+      return true;
+    }
+    if (status >= 300 && status < 400) {
+      return true;
+    }
+    return status == 404 && !SchemaRegistryException.isNotFoundCode(errorCode);
   }
 
   /** What to do about a certificate the client does not trust, the usual https setup mistake. */

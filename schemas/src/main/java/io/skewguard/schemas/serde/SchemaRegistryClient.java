@@ -18,7 +18,9 @@ public interface SchemaRegistryClient extends AutoCloseable {
   /**
    * Registers {@code schema} under {@code subject} (or finds it already there) and returns its id.
    *
-   * @throws SchemaRegistryException if the registry refuses (e.g. incompatible) or is unreachable
+   * @throws SchemaRegistryException if the registry refuses (e.g. incompatible: {@link
+   *     SchemaRegistryException#isIncompatible()})
+   * @throws RegistryUnavailableException if no registry can answer now
    */
   int register(String subject, Schema schema);
 
@@ -26,7 +28,8 @@ public interface SchemaRegistryClient extends AutoCloseable {
    * The schema with this id.
    *
    * @throws SchemaRegistryException with {@link SchemaRegistryException#isNotFound()} if no schema
-   *     has this id, or another one if the registry is unreachable
+   *     has this id
+   * @throws RegistryUnavailableException if no registry can answer now
    */
   Schema getById(int id);
 
@@ -35,8 +38,17 @@ public interface SchemaRegistryClient extends AutoCloseable {
    *
    * @throws SchemaRegistryException with {@link SchemaRegistryException#isNotFound()} if the
    *     subject does not exist
+   * @throws RegistryUnavailableException if no registry can answer now
    */
   RegisteredSchema latest(String subject);
+
+  /**
+   * Checks that the registry answers the registry API at its URL; the in-process one always does.
+   *
+   * @throws RegistryUnavailableException if it does not answer now, or answers as something else
+   *     ({@link RegistryUnavailableException#wrongBasePath()})
+   */
+  default void probe() {}
 
   /** Releases connections, if any; the in-process registry keeps its content. */
   @Override

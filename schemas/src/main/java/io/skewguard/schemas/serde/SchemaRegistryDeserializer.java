@@ -9,6 +9,7 @@ import org.apache.avro.Schema;
 import org.apache.avro.SchemaCompatibility;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.generic.IndexedRecord;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DatumReader;
@@ -45,14 +46,16 @@ import org.slf4j.LoggerFactory;
  * defaults for the fields they lack.
  *
  * <p>A record either decodes completely or fails with a {@link SerializationException} whose
- * message starts with the topic and says what was wrong: too short for the header, wrong magic
- * byte, unknown schema id, registry unreachable, body ending early, bytes left over after the
- * record, or a body that does not match the writer schema. Apps send such records to the
- * dead-letter topic with that message as the reason.
+ * message says what was wrong: too short for the header, wrong magic byte, body ending early,
+ * bytes left over after the record, or a body that does not match the writer schema (the message
+ * starts with the topic), or a schema id the registry does not know ({@link
+ * UnknownSchemaException}, the message starting with {@code unknown-schema:}). Apps send such
+ * records to the dead-letter topic with that message as the reason.
  *
- * <p>One failure is not the record's fault: when the registry cannot be reached, the exception's
- * cause is a {@link SchemaRegistryException} with {@link SchemaRegistryException#isUnreachable()}
- * true. Dead-lettering then would throw good records away; an app should rather retry or stop.
+ * <p>One failure is not the record's fault: when the registry cannot answer (unreachable, timeout,
+ * 5xx, refused credentials, wrong base path), {@link #deserialize} throws {@link
+ * RegistryUnavailableException}, which is not a {@link SerializationException}. Dead-lettering then
+ * would throw good records away; the apps stop at the record and retry it.
  *
  * @param <T> the record class
  */
@@ -61,6 +64,8 @@ public final class SchemaRegistryDeserializer<T extends IndexedRecord> implement
   private static final Logger LOG = LoggerFactory.getLogger(SchemaRegistryDeserializer.class);
 
   private final Class<T> type;
+  /** The schema to read GenericRecords as, whatever the writer's; null to read them as written. */
+  private final Schema readerSchema;
   private final Map<Integer, DatumReader<T>> readersByWriterId = new ConcurrentHashMap<>();
 
   private volatile SchemaRegistryClient client;
@@ -74,6 +79,7 @@ public final class SchemaRegistryDeserializer<T extends IndexedRecord> implement
    */
   public SchemaRegistryDeserializer(Class<T> type) {
     this.type = Objects.requireNonNull(type, "type");
+    this.readerSchema = null;
     if (!SpecificRecord.class.isAssignableFrom(type)) {
       throw new IllegalArgumentException(type.getName() + " is not a generated Avro class (SpecificRecord); "
           + "use new SchemaRegistryDeserializer<>() with specific.avro.reader=false to read GenericRecords");
@@ -87,6 +93,22 @@ public final class SchemaRegistryDeserializer<T extends IndexedRecord> implement
    */
   public SchemaRegistryDeserializer() {
     this.type = null;
+    this.readerSchema = null;
+  }
+
+  /**
+   * A deserializer of GenericRecords of {@code readerSchema}, whatever compatible schema they were
+   * written with (Avro schema resolution: fields the writer lacks get their defaults, fields the
+   * reader lacks are skipped), for a consumer that knows a newer or older version of a schema than
+   * the generated class; call {@link #configure} before use.
+   */
+  public static SchemaRegistryDeserializer<GenericRecord> readingAs(Schema readerSchema) {
+    return new SchemaRegistryDeserializer<>(Objects.requireNonNull(readerSchema, "readerSchema"));
+  }
+
+  private SchemaRegistryDeserializer(Schema readerSchema) {
+    this.type = null;
+    this.readerSchema = readerSchema;
   }
 
   @Override
@@ -109,6 +131,9 @@ public final class SchemaRegistryDeserializer<T extends IndexedRecord> implement
     if (type != null) {
       return type.getSimpleName();
     }
+    if (readerSchema != null) {
+      return "GenericRecord of " + readerSchema.getFullName();
+    }
     return specificReader ? "the generated class the writer schema names" : "GenericRecord";
   }
 
@@ -117,6 +142,8 @@ public final class SchemaRegistryDeserializer<T extends IndexedRecord> implement
    *
    * @throws SerializationException naming the topic and the problem, for any bytes that are not one
    *     complete record in the wire format
+   * @throws RegistryUnavailableException if the writer schema is not cached and the registry cannot
+   *     answer now
    */
   @Override
   public T deserialize(String topic, byte[] data) {
@@ -171,8 +198,7 @@ public final class SchemaRegistryDeserializer<T extends IndexedRecord> implement
       writerSchema = registry.getById(id);
     } catch (SchemaRegistryException e) {
       if (e.isNotFound()) {
-        throw new SerializationException(
-            topic + ": unknown schema id " + id + " (" + registry + " has none): " + e.getMessage(), e);
+        throw new UnknownSchemaException(topic, id, registry + " has none (" + e.getMessage() + ")", e);
       }
       throw new SerializationException(
           topic + ": cannot fetch schema id " + id + " from the schema registry: " + e.getMessage(), e);
@@ -186,6 +212,9 @@ public final class SchemaRegistryDeserializer<T extends IndexedRecord> implement
     if (writerSchema.getType() != Schema.Type.RECORD) {
       throw new SerializationException(
           topic + ": schema id " + id + " is " + writerSchema.getType() + ", not a record; this serde reads records only");
+    }
+    if (readerSchema != null) {
+      return resolving(topic, id, writerSchema, readerSchema);
     }
     if (!specificReader) {
       return new GenericDatumReader<>(writerSchema, writerSchema, GenericData.get());
@@ -213,6 +242,17 @@ public final class SchemaRegistryDeserializer<T extends IndexedRecord> implement
               + generated.getSimpleName() + ": " + compatibility.getDescription());
     }
     return new SpecificDatumReader<>(writerSchema, readerSchema, model);
+  }
+
+  private static <T> DatumReader<T> resolving(String topic, int id, Schema writerSchema, Schema readerSchema) {
+    SchemaCompatibility.SchemaPairCompatibility compatibility =
+        SchemaCompatibility.checkReaderWriterCompatibility(readerSchema, writerSchema);
+    if (compatibility.getType() != SchemaCompatibility.SchemaCompatibilityType.COMPATIBLE) {
+      throw new SerializationException(
+          topic + ": schema id " + id + " (" + writerSchema.getFullName() + ") cannot be read as the given "
+              + readerSchema.getFullName() + ": " + compatibility.getDescription());
+    }
+    return new GenericDatumReader<>(writerSchema, readerSchema, GenericData.get());
   }
 
   private static int remaining(BinaryDecoder decoder) {

@@ -3,10 +3,12 @@ package io.skewguard.schemas.serde;
 import org.apache.kafka.common.KafkaException;
 
 /**
- * A schema registry refused a request or could not be reached.
+ * A schema registry answered, and refused the request: the schema id, subject or version does not
+ * exist, or the schema is incompatible or invalid. (When it cannot give an answer at all, the
+ * client throws {@link RegistryUnavailableException} instead.)
  *
  * <p>Carries the HTTP status and the registry's {@code error_code} so that callers can tell "this
- * id does not exist" (a bad record) from "the registry is down" (a bad moment) without parsing the
+ * id does not exist" (a bad record) from "this schema may not be registered" without parsing the
  * message. The in-process {@link MockSchemaRegistry} uses the same codes as Confluent's.
  */
 public class SchemaRegistryException extends KafkaException {
@@ -38,13 +40,6 @@ public class SchemaRegistryException extends KafkaException {
     this.errorCode = errorCode;
   }
 
-  /** No registry answered; {@code cause} says why. */
-  public SchemaRegistryException(String message, Throwable cause) {
-    super(message, cause);
-    this.httpStatus = NO_ANSWER;
-    this.errorCode = NO_ANSWER;
-  }
-
   /** HTTP status of the answer, or {@link #NO_ANSWER} if no registry answered. */
   public int httpStatus() {
     return httpStatus;
@@ -55,16 +50,22 @@ public class SchemaRegistryException extends KafkaException {
     return errorCode;
   }
 
-  /** True when the registry answered that the schema id, subject or version does not exist. */
+  /**
+   * True when the registry answered that the schema id, subject or version does not exist. A 404
+   * without one of these codes is not this: it comes from something that is not the registry API
+   * (a wrong base path), and the client reports it as {@link RegistryUnavailableException}.
+   */
   public boolean isNotFound() {
-    return errorCode == SCHEMA_NOT_FOUND
-        || errorCode == SUBJECT_NOT_FOUND
-        || errorCode == VERSION_NOT_FOUND
-        || (errorCode == NO_ANSWER && httpStatus == 404);
+    return isNotFoundCode(errorCode);
   }
 
-  /** True when no registry could be reached (connection refused, timeout, I/O error). */
-  public boolean isUnreachable() {
-    return httpStatus == NO_ANSWER;
+  /** Whether {@code errorCode} is one of the registry's "not found" codes (40401, 40402, 40403). */
+  public static boolean isNotFoundCode(int errorCode) {
+    return errorCode == SCHEMA_NOT_FOUND || errorCode == SUBJECT_NOT_FOUND || errorCode == VERSION_NOT_FOUND;
+  }
+
+  /** True when the registry refused a schema as incompatible with the subject's earlier versions. */
+  public boolean isIncompatible() {
+    return errorCode == INCOMPATIBLE_SCHEMA;
   }
 }

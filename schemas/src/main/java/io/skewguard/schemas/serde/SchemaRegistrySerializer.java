@@ -114,8 +114,11 @@ public final class SchemaRegistrySerializer<T extends IndexedRecord> implements 
   /**
    * The record in the Confluent wire format, or null for a null record (a tombstone).
    *
-   * @throws SerializationException naming the topic, if the registry fails or the record cannot be
-   *     encoded (e.g. a null in a non-nullable field)
+   * @throws SerializationException naming the topic, if the registry refuses the schema (e.g.
+   *     incompatible with the subject's earlier versions) or the record cannot be encoded (e.g. a
+   *     null in a non-nullable field)
+   * @throws RegistryUnavailableException if the schema's id is not cached and the registry cannot
+   *     answer now
    */
   @Override
   public byte[] serialize(String topic, T data) {
@@ -194,6 +197,7 @@ public final class SchemaRegistrySerializer<T extends IndexedRecord> implements 
     } catch (SchemaRegistryException e) {
       throw new SerializationException(
           topic + ": cannot register the schema of " + schema.getName() + " under subject " + subject
+              + (e.isIncompatible() ? " (incompatible with the subject's earlier versions)" : "")
               + ": " + e.getMessage(), e);
     }
   }

@@ -46,6 +46,7 @@ final class FakeConfluentRegistry implements AutoCloseable {
   private volatile String requiredAuthorization;
   private volatile boolean failing;
   private volatile boolean hanging;
+  private volatile boolean bare404;
 
   /** A registry over plain HTTP. */
   FakeConfluentRegistry() throws IOException {
@@ -80,6 +81,17 @@ final class FakeConfluentRegistry implements AutoCloseable {
     failing = true;
   }
 
+  /** Answer everything normally again. */
+  void recover() {
+    failing = false;
+    bare404 = false;
+  }
+
+  /** Answer 404 without a JSON body to everything, as a web server that is not the registry does. */
+  void answerBare404() {
+    bare404 = true;
+  }
+
   /** Never answer until closed. */
   void hang() {
     hanging = true;
@@ -102,6 +114,10 @@ final class FakeConfluentRegistry implements AutoCloseable {
           headers.getFirst("Accept"), headers.getFirst("Authorization"), body));
       if (hanging) {
         released.await();
+        return;
+      }
+      if (bare404) {
+        exchange.sendResponseHeaders(404, -1);
         return;
       }
       if (failing) {
@@ -134,6 +150,12 @@ final class FakeConfluentRegistry implements AutoCloseable {
         return;
       }
       String schema = request.get("schema").asText();
+      List<Integer> earlier = versions.get(subject);
+      if (earlier != null && !earlier.isEmpty() && !backwardCompatible(schema, schemasById.get(earlier.get(earlier.size() - 1)))) {
+        answer(exchange, 409, error(409, "Schema being registered is incompatible with an earlier schema for subject \""
+            + subject + "\""));
+        return;
+      }
       int id = idsBySchema.computeIfAbsent(schema, s -> idsBySchema.size() + 100);
       schemasById.put(id, schema);
       List<Integer> subjectVersions = versions.computeIfAbsent(subject, s -> new ArrayList<>());
@@ -141,6 +163,10 @@ final class FakeConfluentRegistry implements AutoCloseable {
         subjectVersions.add(id);
       }
       answer(exchange, 200, json.createObjectNode().put("id", id).toString());
+    } else if (method.equals("GET") && path.equals("/subjects")) {
+      var list = json.createArrayNode();
+      versions.keySet().forEach(list::add);
+      answer(exchange, 200, list.toString());
     } else if (method.equals("GET") && (m = LATEST.matcher(path)).matches()) {
       String subject = URLDecoder.decode(m.group(1), StandardCharsets.UTF_8);
       List<Integer> subjectVersions = versions.get(subject);
@@ -161,6 +187,15 @@ final class FakeConfluentRegistry implements AutoCloseable {
     } else {
       answer(exchange, 404, error(404, "HTTP 404 Not Found"));
     }
+  }
+
+  /** Confluent's default compatibility: the new schema reads data written with the latest one. */
+  private static boolean backwardCompatible(String candidate, String latest) {
+    var parser = new org.apache.avro.Schema.Parser();
+    org.apache.avro.Schema reader = parser.parse(candidate);
+    org.apache.avro.Schema writer = new org.apache.avro.Schema.Parser().parse(latest);
+    return org.apache.avro.SchemaCompatibility.checkReaderWriterCompatibility(reader, writer).getType()
+        == org.apache.avro.SchemaCompatibility.SchemaCompatibilityType.COMPATIBLE;
   }
 
   private String error(int code, String message) {

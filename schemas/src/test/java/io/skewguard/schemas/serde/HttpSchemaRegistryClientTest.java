@@ -87,47 +87,105 @@ class HttpSchemaRegistryClientTest {
   }
 
   @Test
-  void wrongCredentialsFailWithStatusErrorCodeAndMessage() {
+  void wrongCredentialsAreAnOutageWithStatusErrorCodeAndMessageNotBadInput() {
     registry.requireBasicAuth("skew", "right");
     Map<String, Object> config = config(registry.url());
     config.put(SchemaRegistrySerdeConfig.BASIC_AUTH_USER_INFO, "skew:wrong");
     var serde = SchemaRegistrySerde.of(WriteEvent.class, config, false);
     assertThatThrownBy(() -> serde.serializer().serialize("skew.node-writes", SampleRecords.writeEvent()))
-        .isInstanceOf(SerializationException.class)
-        .hasMessageStartingWith("skew.node-writes: cannot register the schema of WriteEvent under subject skew.node-writes-value")
+        .isInstanceOf(RegistryUnavailableException.class)
+        .isNotInstanceOf(SerializationException.class)
+        .hasMessageContaining("POST /subjects/skew.node-writes-value/versions")
         .hasMessageContaining("answered HTTP 401 error_code 40101: Unauthorized");
   }
 
   @Test
-  void unknownSchemaIdFailsWithTheRegistrysAnswer() {
+  void unknownSchemaIdIsBadInputWithTheRegistrysAnswer() {
     var serde = SchemaRegistrySerde.of(WriteEvent.class, config(registry.url()), false);
     byte[] bytes = {0, 0, 0, 0, 99, 2, 'x'};
     assertThatThrownBy(() -> serde.deserializer().deserialize("skew.node-writes", bytes))
-        .isInstanceOf(SerializationException.class)
-        .hasMessageStartingWith("skew.node-writes: unknown schema id 99")
+        .isInstanceOf(UnknownSchemaException.class)
+        .hasMessageStartingWith("unknown-schema: skew.node-writes: schema id 99 not found")
         .hasMessageContaining("HTTP 404 error_code 40403: Schema 99 not found")
-        .cause().isInstanceOfSatisfying(SchemaRegistryException.class, e -> {
-          assertThat(e.isNotFound()).isTrue();
-          assertThat(e.isUnreachable()).isFalse();
-        });
+        .cause().isInstanceOfSatisfying(SchemaRegistryException.class, e -> assertThat(e.isNotFound()).isTrue());
   }
 
   @Test
-  void unreachableRegistryFailsNamingTheTopicAndTheUrl() throws IOException {
+  void anUnknownIdIsAskedForOnceWhileRememberedNotOncePerRecord() {
+    var serde = SchemaRegistrySerde.of(WriteEvent.class, config(registry.url()), false);
+    byte[] bytes = {0, 0, 0, 0, 99, 2, 'x'};
+    for (int i = 0; i < 10; i++) {
+      assertThatThrownBy(() -> serde.deserializer().deserialize("skew.node-writes", bytes))
+          .isInstanceOf(UnknownSchemaException.class);
+    }
+    assertThat(registry.count("GET", "/schemas/ids/99")).isEqualTo(1);
+  }
+
+  @Test
+  void unreachableRegistryIsAnOutageNamingTheUrlNotBadInput() throws IOException {
     String closed = "http://127.0.0.1:" + closedPort();
     var serde = SchemaRegistrySerde.of(WriteEvent.class, config(closed), false);
     assertThatThrownBy(() -> serde.serializer().serialize("skew.node-writes", SampleRecords.writeEvent()))
-        .isInstanceOf(SerializationException.class)
-        .hasMessageStartingWith("skew.node-writes: cannot register")
-        .hasMessageContaining("no schema registry reachable")
+        .isInstanceOfSatisfying(RegistryUnavailableException.class, e -> {
+          assertThat(e.registry()).isEqualTo(closed);
+          assertThat(e.wrongBasePath()).isFalse();
+        })
+        .hasMessageContaining("failed on every URL")
         .hasMessageContaining(closed);
     byte[] bytes = {0, 0, 0, 0, 1, 2, 'x'};
     assertThatThrownBy(() -> serde.deserializer().deserialize("skew.node-writes", bytes))
-        .isInstanceOf(SerializationException.class)
-        .hasMessageStartingWith("skew.node-writes: cannot fetch schema id 1 from the schema registry")
-        .hasMessageContaining("no schema registry reachable")
-        .cause().isInstanceOfSatisfying(SchemaRegistryException.class,
-            e -> assertThat(e.isUnreachable()).as("transient, not the record's fault").isTrue());
+        .as("transient, not the record's fault: no SerializationException, which the apps dead-letter")
+        .isInstanceOf(RegistryUnavailableException.class)
+        .isInstanceOf(org.apache.kafka.common.errors.RetriableException.class)
+        .isNotInstanceOf(SerializationException.class)
+        .hasMessageContaining("GET /schemas/ids/1");
+  }
+
+  @Test
+  void anOutageIsNotRememberedSoTheIdIsFoundOnceTheRegistryAnswers() {
+    byte[] bytes = SchemaRegistrySerde.of(WriteEvent.class, config(registry.url()), false)
+        .serializer().serialize("skew.node-writes", SampleRecords.writeEvent());
+    var consumer = SchemaRegistrySerde.of(WriteEvent.class, config(registry.url()), false);
+    registry.failEverything();
+    assertThatThrownBy(() -> consumer.deserializer().deserialize("skew.node-writes", bytes))
+        .isInstanceOf(RegistryUnavailableException.class);
+    registry.recover();
+    assertThat(consumer.deserializer().deserialize("skew.node-writes", bytes)).isEqualTo(SampleRecords.writeEvent());
+  }
+
+  @Test
+  void outageAnswersAreTheStatusesThatSayNothingAboutTheRecord() {
+    for (int status : new int[] {500, 502, 503, 504, 408, 429, 401, 403, 301, 307}) {
+      assertThat(HttpSchemaRegistryClient.isOutage(status, SchemaRegistryException.NO_ANSWER)).as("HTTP %d", status).isTrue();
+    }
+    assertThat(HttpSchemaRegistryClient.isOutage(404, SchemaRegistryException.NO_ANSWER)).as("bare 404").isTrue();
+    assertThat(HttpSchemaRegistryClient.isOutage(404, 404)).as("404 with a non-registry code").isTrue();
+    for (int code : new int[] {40401, 40402, 40403}) {
+      assertThat(HttpSchemaRegistryClient.isOutage(404, code)).as("not found %d", code).isFalse();
+    }
+    assertThat(HttpSchemaRegistryClient.isOutage(409, 409)).as("incompatible").isFalse();
+    assertThat(HttpSchemaRegistryClient.isOutage(422, 42201)).as("invalid schema").isFalse();
+    assertThat(HttpSchemaRegistryClient.isOutage(400, SchemaRegistryException.NO_ANSWER)).isFalse();
+  }
+
+  @Test
+  void aServerThatAnswers404WithoutARegistryErrorCodeIsAWrongBasePath() {
+    registry.answerBare404();
+    var serde = SchemaRegistrySerde.of(WriteEvent.class, config(registry.url()), false);
+    byte[] bytes = {0, 0, 0, 0, 1, 2, 'x'};
+    assertThatThrownBy(() -> serde.deserializer().deserialize("skew.node-writes", bytes))
+        .isInstanceOfSatisfying(RegistryUnavailableException.class, e -> assertThat(e.wrongBasePath()).isTrue())
+        .hasMessageContaining("wrong base path");
+  }
+
+  @Test
+  void theProbeAcceptsARegistryAndCallsAWrongBasePathSo() {
+    SchemaRegistryClient.forConfig(SchemaRegistrySerdeConfig.parse(config(registry.url()))).probe();
+    assertThat(registry.count("GET", "/subjects")).isEqualTo(1);
+    assertThatThrownBy(() -> SchemaRegistryClient.forConfig(
+            SchemaRegistrySerdeConfig.parse(config(registry.url() + "/not-the-api"))).probe())
+        .isInstanceOfSatisfying(RegistryUnavailableException.class, e -> assertThat(e.wrongBasePath()).isTrue())
+        .hasMessageContaining(registry.url() + "/not-the-api");
   }
 
   @Test
@@ -148,7 +206,7 @@ class HttpSchemaRegistryClientTest {
     registry.failEverything();
     var serde = SchemaRegistrySerde.of(WriteEvent.class, config(registry.url()), false);
     assertThatThrownBy(() -> serde.serializer().serialize("skew.node-writes", SampleRecords.writeEvent()))
-        .isInstanceOf(SerializationException.class)
+        .isInstanceOf(RegistryUnavailableException.class)
         .hasMessageContaining("HTTP 500 error_code 50001: Error in the backend data store");
   }
 
@@ -159,7 +217,7 @@ class HttpSchemaRegistryClientTest {
     config.put(SchemaRegistrySerdeConfig.REQUEST_TIMEOUT_MS, "300");
     var serde = SchemaRegistrySerde.of(WriteEvent.class, config, false);
     assertThatThrownBy(() -> serde.serializer().serialize("skew.node-writes", SampleRecords.writeEvent()))
-        .isInstanceOf(SerializationException.class)
+        .isInstanceOf(RegistryUnavailableException.class)
         .hasMessageContaining("HttpTimeoutException");
   }
 
@@ -192,6 +250,7 @@ class HttpSchemaRegistryClientTest {
   void baseUrlWithAPathAndTrailingSlashIsHonoured() {
     var serde = SchemaRegistrySerde.of(WriteEvent.class, config(registry.url() + "/apis/ccompat/v7/"), false);
     assertThatThrownBy(() -> serde.serializer().serialize("skew.node-writes", SampleRecords.writeEvent()))
+        .isInstanceOfSatisfying(RegistryUnavailableException.class, e -> assertThat(e.wrongBasePath()).isTrue())
         .hasMessageContaining("HTTP 404");
     assertThat(registry.requests()).singleElement()
         .satisfies(r -> assertThat(r.path()).isEqualTo("/apis/ccompat/v7/subjects/skew.node-writes-value/versions"));

@@ -81,7 +81,7 @@ class RegistryCachingTest {
       byte[] bytes = capacity.serializer().serialize("skew.node-capacity", SampleRecords.capacityFull());
       assertThatThrownBy(() -> elsewhere.deserializer().deserialize("skew.node-capacity", bytes))
           .isInstanceOf(SerializationException.class)
-          .hasMessageContaining("unknown schema id " + capacityId);
+          .hasMessageContaining("schema id " + capacityId + " not found");
     } finally {
       MockSchemaRegistry.drop(otherScope);
     }

@@ -60,7 +60,7 @@ class SchemaRegistryDeserializerBadInputTest {
     ByteBuffer.wrap(bytes).putInt(1, 4242);
     assertThatThrownBy(() -> read(bytes))
         .isInstanceOf(SerializationException.class)
-        .hasMessageStartingWith("skew.node-writes: unknown schema id 4242");
+        .hasMessageStartingWith("unknown-schema: skew.node-writes: schema id 4242 not found");
   }
 
   @ParameterizedTest
