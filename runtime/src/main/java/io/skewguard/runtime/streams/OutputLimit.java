@@ -33,9 +33,12 @@ public final class OutputLimit {
 
     /** The limit for an app whose Kafka Streams configuration is {@code streamsProperties}. */
     public static OutputLimit of(Properties streamsProperties) {
-        Map<String, Object> producer = new StreamsConfig(streamsProperties).getProducerConfigs("output-limit");
-        Object max = producer.getOrDefault(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 1024 * 1024);
-        int request = Integer.parseInt(max.toString());
+        // as Kafka Streams resolves it: producer.-prefixed first, then the plain key, then Kafka's default
+        Object max = streamsProperties.get(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG));
+        if (max == null) {
+            max = streamsProperties.getOrDefault(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 1024 * 1024);
+        }
+        int request = Integer.parseInt(max.toString().trim());
         return new OutputLimit(Math.max(1, request - Math.min(HEADROOM, request / 2)));
     }
 
