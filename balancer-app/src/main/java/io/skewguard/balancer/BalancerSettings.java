@@ -2,6 +2,7 @@ package io.skewguard.balancer;
 
 import io.skewguard.balancer.policy.ControllerSettings;
 import io.skewguard.runtime.settings.ClientType;
+import io.skewguard.runtime.streams.PoisonPills;
 import io.skewguard.runtime.settings.CommonSettings;
 import io.skewguard.runtime.settings.Setting;
 import io.skewguard.runtime.settings.Settings;
@@ -56,7 +57,7 @@ public record BalancerSettings(
     public static final String REPLICATION_FACTOR = "replication-factor";
 
     /** Every setting of the balancer. */
-    public static final SettingsModel MODEL = SettingsModel.builder("balancer")
+    public static final SettingsModel MODEL = PoisonPills.handledBy(SettingsModel.builder("balancer")
             .description("Steers new writes away from hot nodes by weight factors (the weight phase, no data moves).")
             .add(CommonSettings.bootstrapServers(),
                     CommonSettings.schemaRegistryUrl(),
@@ -98,7 +99,7 @@ public record BalancerSettings(
             .fixes("processing.guarantee", "exactly_once_v2",
                     "a round's controller state, weight commands and node weights commit in one transaction; "
                             + "with at-least-once a restart could repeat an epoch with different weights")
-            .build();
+            ).build();
 
     public BalancerSettings {
         clusters = Collections.unmodifiableSet(new LinkedHashSet<>(clusters));
@@ -167,7 +168,8 @@ public record BalancerSettings(
 
     /** Kafka Streams configuration: the balancer's settings and every Streams key given, exactly_once_v2 fixed. */
     public Properties streamsProperties() {
-        return settings.clientProperties(ClientType.STREAMS);
+        // poison pills go to the dead-letter topic (PoisonPills: the handler keys are fixed above)
+        return PoisonPills.routedTo(settings.clientProperties(ClientType.STREAMS), topics().dlq());
     }
 
     /** How far ahead of this process's clock a report's {@code windowEnd} or an alert's times may lie. */

@@ -2,10 +2,12 @@ package io.skewguard.balancer;
 
 import io.skewguard.balancer.policy.WeightController;
 import io.skewguard.balancer.policy.WeightPolicy;
+import io.skewguard.runtime.streams.OutputLimit;
 import io.skewguard.schemas.Topics;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.Topology;
 import java.util.function.Function;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
@@ -45,7 +47,8 @@ public final class BalancerTopology {
             Function<String, KeyValueBytesStoreSupplier> stores) {
         Topics topics = settings.topics();
         ByteArrayDeserializer bytesIn = new ByteArrayDeserializer();
-        ByteArraySerializer bytesOut = new ByteArraySerializer();
+        // an output over the producer's limit is a dead letter, not a transaction that never commits
+        Serializer<byte[]> bytesOut = OutputLimit.of(settings.streamsProperties()).bound(new ByteArraySerializer());
         Topology topology = new Topology();
         topology.addSource("reports-source", bytesIn, bytesIn, topics.reports());
         topology.addSource("alerts-source", bytesIn, bytesIn, topics.alerts());

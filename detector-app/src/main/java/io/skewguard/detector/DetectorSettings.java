@@ -3,6 +3,7 @@ package io.skewguard.detector;
 import io.skewguard.detector.policy.DetectionParameters;
 import io.skewguard.detector.policy.InputCheck;
 import io.skewguard.runtime.settings.ClientType;
+import io.skewguard.runtime.streams.PoisonPills;
 import io.skewguard.runtime.settings.CommonSettings;
 import io.skewguard.runtime.settings.Durations;
 import io.skewguard.runtime.settings.Setting;
@@ -91,7 +92,7 @@ public record DetectorSettings(
     public static final String DEFAULT_APPLICATION_ID = "skewguard-detector";
 
     /** Every setting of the detector (docs/design.md §6.3, §5, §4 give the reasons for the defaults). */
-    public static final SettingsModel MODEL = SettingsModel.builder("detector")
+    public static final SettingsModel MODEL = PoisonPills.handledBy(SettingsModel.builder("detector")
             .description("Detects write-heat and capacity skew per cluster: reads <prefix>node-writes and "
                     + "<prefix>node-capacity, writes <prefix>reports every tick, <prefix>alerts on every alert "
                     + "transition and bad input to <prefix>dlq.")
@@ -145,7 +146,7 @@ public record DetectorSettings(
                     "the ingest loops' transactional producers need idempotence")
             .fixes(ProducerConfig.ACKS_CONFIG, "all",
                     "the ingest loops' idempotent, transactional producers need every in-sync replica's acknowledgement")
-            .build();
+            ).build();
 
     public DetectorSettings {
         clusters = Set.copyOf(clusters);
@@ -242,7 +243,8 @@ public record DetectorSettings(
 
     /** The Kafka Streams properties of stage two. */
     public Properties streamsProperties() {
-        return settings.clientProperties(ClientType.STREAMS);
+        // poison pills go to the dead-letter topic (PoisonPills: the handler keys are fixed above)
+        return PoisonPills.routedTo(settings.clientProperties(ClientType.STREAMS), topics().dlq());
     }
 
     /** The topic stage one writes its partials to and stage two reads: {@code <application.id>-partials}. */

@@ -4,6 +4,7 @@ import io.skewguard.detector.ingest.IngestBuffer;
 import io.skewguard.detector.ingest.IngestLoop;
 import io.skewguard.detector.stream.ClusterProcessor;
 import io.skewguard.detector.stream.StateCodec;
+import io.skewguard.runtime.streams.OutputLimit;
 import io.skewguard.schemas.SkewAlert;
 import io.skewguard.schemas.SkewReport;
 import io.skewguard.schemas.Topics;
@@ -41,8 +42,10 @@ public final class DetectorTopology {
     public static Topology build(DetectorSettings settings) {
         Topics topics = settings.topics();
         Map<String, Object> serdeConfig = settings.serdeConfig();
-        var reports = SchemaRegistrySerde.of(SkewReport.class, serdeConfig, false);
-        var alerts = SchemaRegistrySerde.of(SkewAlert.class, serdeConfig, false);
+        // an output over the producer's limit is a dead letter, not a transaction that never commits
+        OutputLimit limit = OutputLimit.of(settings.streamsProperties());
+        var reports = limit.bound(SchemaRegistrySerde.of(SkewReport.class, serdeConfig, false));
+        var alerts = limit.bound(SchemaRegistrySerde.of(SkewAlert.class, serdeConfig, false));
 
         StreamsBuilder builder = new StreamsBuilder();
         builder.addStateStore(Stores.keyValueStoreBuilder(

@@ -7,6 +7,7 @@ import io.skewguard.migrator.policy.ColdestFirstPlanner;
 import io.skewguard.migrator.policy.Timeouts;
 import io.skewguard.schemas.Topics;
 import io.skewguard.runtime.settings.ClientType;
+import io.skewguard.runtime.streams.PoisonPills;
 import io.skewguard.runtime.settings.CommonSettings;
 import io.skewguard.runtime.settings.Setting;
 import io.skewguard.runtime.settings.Settings;
@@ -100,7 +101,7 @@ public record MigratorSettings(
     public static final String MAINTENANCE_HOLD = "maintenance-hold";
 
     /** Every setting of the migrator. */
-    public static final SettingsModel MODEL = SettingsModel.builder("migrator")
+    public static final SettingsModel MODEL = PoisonPills.handledBy(SettingsModel.builder("migrator")
             .description("Repairs capacity skew by moving cold shards: plan, copy, two-phase switch, cleanup.")
             .add(CommonSettings.bootstrapServers(),
                     CommonSettings.schemaRegistryUrl(),
@@ -160,7 +161,7 @@ public record MigratorSettings(
             .fixes("processing.guarantee", "exactly_once_v2",
                     "a batch's state, its commands and its slot-table rows commit in one transaction; with "
                             + "at-least-once a restart could send a switch step twice or lose one")
-            .build();
+            ).build();
 
     public MigratorSettings {
         Objects.requireNonNull(settings, "settings");
@@ -233,7 +234,8 @@ public record MigratorSettings(
 
     /** The Kafka Streams properties the settings give: the migrator's settings and every Streams key given, exactly_once_v2 fixed. */
     public Properties streamsProperties() {
-        return settings.clientProperties(ClientType.STREAMS);
+        // poison pills go to the dead-letter topic (PoisonPills: the handler keys are fixed above)
+        return PoisonPills.routedTo(settings.clientProperties(ClientType.STREAMS), topics().dlq());
     }
 
     /** How far ahead of this process's clock a capacity report's or a report's time may lie. */

@@ -1,5 +1,6 @@
 package io.skewguard.migrator;
 
+import io.skewguard.runtime.streams.OutputLimit;
 import io.skewguard.schemas.Topics;
 import java.util.List;
 import java.util.Map;
@@ -54,6 +55,8 @@ public final class MigratorTopology {
     public static Topology build(MigratorSettings settings, Function<String, KeyValueBytesStoreSupplier> stores) {
         Topics topics = settings.topics();
         MigratorSerdes serdes = new MigratorSerdes(settings.serdeConfig());
+        // an output over the producer's limit is a dead letter, not a transaction that never commits
+        OutputLimit limit = OutputLimit.of(settings.streamsProperties());
         StreamsBuilder builder = new StreamsBuilder();
 
         builder.addStateStore(store(stores, CoordinatorProcessor.REPAIR_STORE, serdes.repairState()));
@@ -89,13 +92,13 @@ public final class MigratorTopology {
                 .defaultBranch(Branched.as("repair-status"));
         byType.get("output-command")
                 .mapValues(v -> ((MigratorOutput.Command) v).value(), Named.as("command-value"))
-                .to(topics.migrationCommands(), Produced.with(Serdes.String(), serdes.command()).withName("commands"));
+                .to(topics.migrationCommands(), Produced.with(Serdes.String(), limit.bound(serdes.command())).withName("commands"));
         byType.get("output-assignment")
                 .mapValues(v -> ((MigratorOutput.Assignment) v).value(), Named.as("assignment-value"))
-                .to(topics.slotTable(), Produced.with(Serdes.String(), serdes.assignment()).withName("slot-table"));
+                .to(topics.slotTable(), Produced.with(Serdes.String(), limit.bound(serdes.assignment())).withName("slot-table"));
         byType.get("output-repair-status")
                 .mapValues(v -> ((MigratorOutput.RepairStatus) v).value(), Named.as("repair-status-value"))
-                .to(topics.migrationStatus(), Produced.with(Serdes.String(), serdes.status()).withName("repair-status"));
+                .to(topics.migrationStatus(), Produced.with(Serdes.String(), limit.bound(serdes.status())).withName("repair-status"));
 
         return builder.build();
     }

@@ -86,7 +86,9 @@ public final class AgentCore {
             if (input instanceof AgentInput.Step step) {
                 return List.of(failure(step.command(), "the node's store failed: " + e.getMessage(), nowMillis));
             }
-            return List.of(); // state unchanged: a repeat of the command tries again
+            // no answer to carry the failure and nobody repeats a weight command: the caller must
+            // not go past it silently (the agent dead-letters it as a poison pill)
+            throw e;
         }
         if (!applied.state().equals(before)) {
             saver.accept(applied.state());

@@ -5,7 +5,9 @@ import io.skewguard.agent.command.AgentState;
 import io.skewguard.agent.command.CommandApplier;
 import io.skewguard.agent.command.CommandCheck;
 import io.skewguard.agent.state.StateFile;
+import io.skewguard.agent.state.StateFileException;
 import io.skewguard.agent.store.NodeStore;
+import io.skewguard.runtime.streams.PoisonPills;
 import io.skewguard.schemas.DeadLetter;
 import io.skewguard.schemas.MigrationCommand;
 import io.skewguard.schemas.MigrationStatus;
@@ -30,6 +32,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -46,7 +50,10 @@ import org.slf4j.LoggerFactory;
  * skipped without decoding. A record with no key is decoded and kept if its value names this node.
  * A record keyed with this node that cannot be decoded, names another node or cluster in its value,
  * or fails {@link CommandCheck} goes to the dead-letter topic with {@link DeadLetter} headers; the
- * agent carries on.
+ * agent carries on. So does a command whose application throws (reason {@code poison: ...}): it
+ * would throw again after every restart. A failure of the surroundings (the state file, the disk,
+ * the Kafka clients, a registry outage) is not the command's: it stops the agent before it commits
+ * past the command.
  *
  * <p><b>Order of effects, per command</b>: decide ({@link CommandApplier}, pure), carry out the
  * store steps, save the state file if the state changed, send the answers; after each poll's
@@ -302,7 +309,30 @@ public final class CommandAgent implements AutoCloseable {
             deadLetter(record, problem.get());
             return;
         }
-        process(input);
+        try {
+            process(input);
+        } catch (RuntimeException e) {
+            if (!poison(e)) {
+                throw e;
+            }
+            // it would throw the same way after every restart: set it aside with its reason, go on
+            deadLetter(record, "poison: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * Whether applying a command failed because of the command (a poison pill, dead-lettered) rather
+     * than of this process's surroundings, which must stop the agent before it commits past the
+     * command: a registry outage, the state file, the disk, the Kafka clients.
+     */
+    private static boolean poison(RuntimeException e) {
+        for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+            if (t instanceof StateFileException || t instanceof java.io.UncheckedIOException
+                    || (t instanceof KafkaException && !(t instanceof SerializationException))) {
+                return false;
+            }
+        }
+        return !PoisonPills.registryOutage(e);
     }
 
     /** Decide, carry out, save, answer ({@link AgentCore}): see the class comment for why in this order. */

@@ -6,6 +6,8 @@ import io.skewguard.detector.ingest.IngestBuffer;
 import io.skewguard.detector.ingest.IngestMetrics;
 import io.skewguard.detector.stream.PartialHeat;
 import io.skewguard.detector.stream.StateCodec;
+import io.skewguard.runtime.streams.DeadLetters;
+import io.skewguard.runtime.streams.PoisonPills;
 import io.skewguard.schemas.CapacityEvent;
 import io.skewguard.schemas.DeadLetter;
 import io.skewguard.schemas.ShardUsage;
@@ -128,6 +130,9 @@ public final class DetectorHarness implements AutoCloseable {
         }
         Properties props = this.settings.streamsProperties();
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        // stage two's poison pills join stage one's dead letters, as in the app's dead-letter topic
+        PoisonPills.writingTo(props, new DeadLetters(this.settings.topics().dlq(), letter -> deadLetterLog.add(
+                new DeadLetterRecord(letter.key(), letter.value(), DeadLetter.fromHeaders(letter.headers())))));
         this.driver = new TopologyTestDriver(DetectorTopology.build(this.settings), props, Instant.ofEpochMilli(driverClock));
         Map<String, Object> serdeConfig = this.settings.serdeConfig();
         this.writeSerde = SchemaRegistrySerde.of(WriteEvent.class, serdeConfig, false);

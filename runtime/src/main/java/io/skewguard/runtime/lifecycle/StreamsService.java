@@ -1,5 +1,8 @@
 package io.skewguard.runtime.lifecycle;
 
+import io.skewguard.runtime.streams.DeadLetterProducer;
+import io.skewguard.runtime.streams.DeadLetters;
+import io.skewguard.runtime.streams.PoisonPills;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
@@ -47,7 +50,10 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>The {@link KafkaStreams} is created by {@link #start()}, so a service that never starts holds
- * no clients and no state-directory lock.
+ * no clients and no state-directory lock. When the properties name a dead-letter topic
+ * ({@link PoisonPills#DEAD_LETTER_TOPIC}), start also opens the {@link DeadLetterProducer} that
+ * {@link PoisonPills}' exception handlers write poison pills to, and close closes it after Kafka
+ * Streams.
  */
 public final class StreamsService implements Service {
 
@@ -68,6 +74,8 @@ public final class StreamsService implements Service {
     private final Clock clock;
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private volatile KafkaStreams streams;
+    private volatile DeadLetters deadLetters;
+    private DeadLetterProducer deadLetterProducer;
     private volatile boolean reachedRunning;
     private volatile boolean closing;
     private final CountDownLatch closeBegun = new CountDownLatch(1);
@@ -109,7 +117,22 @@ public final class StreamsService implements Service {
         if (closed != null) {
             throw new IllegalStateException(name + " was closed before it started");
         }
-        KafkaStreams s = new KafkaStreams(topology, properties);
+        Properties config = properties();
+        String deadLetterTopic = config.getProperty(PoisonPills.DEAD_LETTER_TOPIC);
+        if (config.get(PoisonPills.DEAD_LETTERS) instanceof DeadLetters given) {
+            deadLetters = given;
+        } else if (deadLetterTopic != null) {
+            deadLetterProducer = new DeadLetterProducer(name + "-dead-letters", config);
+            deadLetters = new DeadLetters(deadLetterTopic, deadLetterProducer);
+            PoisonPills.writingTo(config, deadLetters);
+        }
+        KafkaStreams s;
+        try {
+            s = new KafkaStreams(topology, config);
+        } catch (RuntimeException e) {
+            closeDeadLetterProducer();
+            throw e;
+        }
         s.setStateListener(this::onStateChange);
         s.setUncaughtExceptionHandler(this::onThreadFailure);
         streams = s;
@@ -204,6 +227,11 @@ public final class StreamsService implements Service {
         return s;
     }
 
+    /** Where poison pills go and how many went there, once started with a dead-letter topic. */
+    public Optional<DeadLetters> deadLetters() {
+        return Optional.ofNullable(deadLetters);
+    }
+
     /** The properties Kafka Streams is created with (a copy). */
     Properties properties() {
         Properties copy = new Properties();
@@ -221,6 +249,7 @@ public final class StreamsService implements Service {
         KafkaStreams s = streams;
         if (s == null) {
             closed = true;
+            closeDeadLetterProducer();
             return true;
         }
         boolean inTime = s.close(new KafkaStreams.CloseOptions().leaveGroup(true).timeout(timeout));
@@ -228,7 +257,15 @@ public final class StreamsService implements Service {
             LOG.warn("{}: Kafka Streams did not close within {} (state {})", name, timeout, s.state());
         }
         closed = inTime;
+        closeDeadLetterProducer();
         return inTime;
+    }
+
+    private void closeDeadLetterProducer() {
+        if (deadLetterProducer != null) {
+            deadLetterProducer.close();
+            deadLetterProducer = null;
+        }
     }
 
     @Override
