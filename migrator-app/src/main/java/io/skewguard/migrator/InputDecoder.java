@@ -9,6 +9,7 @@ import io.skewguard.schemas.SkewAlert;
 import io.skewguard.schemas.SkewReport;
 import io.skewguard.schemas.Topics;
 import io.skewguard.schemas.serde.RegistryUnavailableException;
+import io.skewguard.schemas.auth.NodeKeys;
 import java.util.Optional;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -30,6 +31,11 @@ import org.slf4j.LoggerFactory;
  * {@code max-future-skew} ahead of this process's clock; further ahead they are refused as
  * {@code future}: the latest capacity of a node is the one with the highest event time, so one far
  * ahead would hide every later ordinary report of that node (docs/migrator.md, "Bad input").
+ *
+ * <p>With node keys ({@code node-keys-file}, docs/security.md), a status or capacity event counts
+ * only if it carries the signature of the node it names; otherwise it is dead-lettered with reason
+ * {@code unauthenticated: ...} and counted. The migrator's own repair statuses (node
+ * {@value CoordinatorProcessor#MIGRATOR_NODE}, which the coordinator ignores) are not checked.
  */
 final class InputDecoder implements Processor<byte[], byte[], String, MigratorInput> {
 
@@ -39,20 +45,28 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
     private final MigratorSerdes serdes;
     private final int maxSlots;
     private final FutureSkew futureSkew;
+    private final NodeKeys keys;
     private ProcessorContext<String, MigratorInput> context;
     private Sensor deadLetters;
+    private Sensor unauthenticated;
 
     InputDecoder(Topics topics, MigratorSerdes serdes, int maxSlots, FutureSkew futureSkew) {
+        this(topics, serdes, maxSlots, futureSkew, NodeKeys.none());
+    }
+
+    InputDecoder(Topics topics, MigratorSerdes serdes, int maxSlots, FutureSkew futureSkew, NodeKeys keys) {
         this.topics = topics;
         this.serdes = serdes;
         this.maxSlots = maxSlots;
         this.futureSkew = futureSkew;
+        this.keys = keys;
     }
 
     @Override
     public void init(ProcessorContext<String, MigratorInput> context) {
         this.context = context;
         this.deadLetters = MigratorMetrics.deadLetters(context);
+        this.unauthenticated = MigratorMetrics.unauthenticated(context);
     }
 
     @Override
@@ -69,7 +83,33 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
             reject(record, topic, e.getMessage() == null ? e.toString() : e.getMessage());
             return;
         }
+        Optional<String> forged = unauthenticated(input, topic, record);
+        if (forged.isPresent()) {
+            unauthenticated.record();
+            reject(record, topic, forged.get());
+            return;
+        }
         context.forward(record.withKey(input.cluster()).withValue(input));
+    }
+
+    /** With node keys: why a status or capacity event does not speak for the node it names, if it does not. */
+    private Optional<String> unauthenticated(MigratorInput input, String topic, Record<byte[], byte[]> record) {
+        if (!keys.configured()) {
+            return Optional.empty();
+        }
+        String node;
+        if (input instanceof MigratorInput.Status s) {
+            if (s.value().getNode().equals(CoordinatorProcessor.MIGRATOR_NODE)
+                    && s.value().getMigrationId().equals(CoordinatorProcessor.repairId(s.value().getCluster()))) {
+                return Optional.empty(); // our own repair status: the coordinator ignores it
+            }
+            node = s.value().getNode();
+        } else if (input instanceof MigratorInput.Capacity c) {
+            node = c.value().getNode();
+        } else {
+            return Optional.empty();
+        }
+        return keys.problem(node, record.headers(), topic, record.key(), record.value());
     }
 
     private MigratorInput decode(String topic, byte[] bytes) {

@@ -18,7 +18,9 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
  *   <li>{@code migrations-committed-total}, {@code batches-aborted-total};
  *   <li>{@code switch-step-max-ms}: longest processing step that switched a slot (the coordinator's
  *       share of the metadata lock, see docs/migrator.md);
- *   <li>{@code repairs-stopped-early-total}: repairs that ended above the target CV.
+ *   <li>{@code repairs-stopped-early-total}: repairs that ended above the target CV;
+ *   <li>{@code unauthenticated-total}: statuses and capacity events dead-lettered for a missing or
+ *       wrong node signature (docs/security.md), also counted in {@code dead-letters-total}.
  * </ul>
  */
 final class MigratorMetrics {
@@ -29,6 +31,11 @@ final class MigratorMetrics {
 
     static Sensor deadLetters(ProcessorContext<?, ?> context) {
         return sensor(context, "dead-letters-total", "records sent to the dead-letter topic", new CumulativeSum());
+    }
+
+    static Sensor unauthenticated(ProcessorContext<?, ?> context) {
+        return sensor(context, "unauthenticated-total", "node messages refused for a missing or wrong signature",
+                new CumulativeSum());
     }
 
     static Sensor budget(ProcessorContext<?, ?> context) {

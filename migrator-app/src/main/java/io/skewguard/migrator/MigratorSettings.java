@@ -6,6 +6,7 @@ import io.skewguard.migrator.policy.AdaptiveRateLimiter;
 import io.skewguard.migrator.policy.ColdestFirstPlanner;
 import io.skewguard.migrator.policy.Timeouts;
 import io.skewguard.schemas.Topics;
+import io.skewguard.schemas.auth.NodeKeys;
 import io.skewguard.runtime.settings.ClientType;
 import io.skewguard.runtime.streams.PoisonPills;
 import io.skewguard.runtime.settings.CommonSettings;
@@ -99,6 +100,7 @@ public record MigratorSettings(
     public static final String VNODES_PER_UNIT = "vnodes-per-unit";
     public static final String MAINTENANCE_FACTOR = "maintenance-factor";
     public static final String MAINTENANCE_HOLD = "maintenance-hold";
+    public static final String NODE_KEYS_FILE = "node-keys-file";
 
     /** Every setting of the migrator. */
     public static final SettingsModel MODEL = PoisonPills.handledBy(SettingsModel.builder("migrator")
@@ -154,6 +156,11 @@ public record MigratorSettings(
                             .validatedBy(Validator.of("0 (off) or at least 1", v -> (Double) v == 0 || (Double) v >= 1)),
                     Setting.duration(MAINTENANCE_HOLD, "5m", "How long the CV must stay above the maintenance level.")
                             .validatedBy(Validator.notNegative()),
+                    Setting.string(NODE_KEYS_FILE, "",
+                            "File of node-id=base64key lines (keys of at least 32 bytes), one or more per node: statuses and "
+                                    + "capacity events must then carry the signature of the node they name (others are "
+                                    + "dead-lettered 'unauthenticated'), and each command to a node is signed with its key "
+                                    + "(docs/security.md). Empty: nothing is authenticated."),
                     CommonSettings.healthPort(),
                     CommonSettings.healthHost(),
                     CommonSettings.createTopics(),
@@ -206,7 +213,7 @@ public record MigratorSettings(
                     s.integer(VNODES_PER_UNIT),
                     s.number(MAINTENANCE_FACTOR),
                     s.duration(MAINTENANCE_HOLD),
-                    s);
+                    s).checkedKeys();
         } catch (SettingsException e) {
             throw e;
         } catch (IllegalArgumentException e) {
@@ -225,6 +232,29 @@ public record MigratorSettings(
      */
     public static MigratorSettings of(Map<String, String> values) {
         return from(MODEL.with(values));
+    }
+
+    /**
+     * The nodes' keys from {@code node-keys-file}, read now; {@link NodeKeys#none()} when it is empty.
+     *
+     * @throws SettingsException naming the file and line of what is wrong
+     */
+    public NodeKeys nodeKeys() {
+        String file = settings.string(NODE_KEYS_FILE);
+        if (file.isBlank()) {
+            return NodeKeys.none();
+        }
+        try {
+            return NodeKeys.read(java.nio.file.Path.of(file));
+        } catch (IllegalArgumentException e) {
+            throw new SettingsException(NODE_KEYS_FILE + ": " + e.getMessage() + " (from " + settings.origin(NODE_KEYS_FILE) + ")");
+        }
+    }
+
+    /** This, once the keys file reads: a bad one is a start-up error, not a stream of dead letters. */
+    private MigratorSettings checkedKeys() {
+        nodeKeys();
+        return this;
     }
 
     /** Configuration of the serdes: the registry URL and its credentials and TLS keys, if given. */

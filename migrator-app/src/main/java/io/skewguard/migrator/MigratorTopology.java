@@ -1,7 +1,16 @@
 package io.skewguard.migrator;
 
 import io.skewguard.runtime.streams.OutputLimit;
+import io.skewguard.schemas.MigrationCommand;
 import io.skewguard.schemas.Topics;
+import io.skewguard.schemas.auth.NodeKeys;
+import java.nio.charset.StandardCharsets;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.common.serialization.Serializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -40,6 +49,8 @@ import org.apache.kafka.streams.state.Stores;
  */
 public final class MigratorTopology {
 
+    private static final Logger LOG = LoggerFactory.getLogger(MigratorTopology.class);
+
     private MigratorTopology() {}
 
     /** The topology for {@code settings}, with RocksDB state stores. */
@@ -57,6 +68,13 @@ public final class MigratorTopology {
         MigratorSerdes serdes = new MigratorSerdes(settings.serdeConfig());
         // an output over the producer's limit is a dead letter, not a transaction that never commits
         OutputLimit limit = OutputLimit.of(settings.streamsProperties());
+        NodeKeys keys = settings.nodeKeys();
+        if (keys.configured()) {
+            LOG.info("node messages are authenticated: keys of {} nodes (docs/security.md)", keys.nodes().size());
+        } else {
+            LOG.warn("no node-keys-file: node messages are not authenticated; any client that can write the status or "
+                    + "capacity topic can speak for any node, and commands to the agents are not signed (docs/security.md)");
+        }
         StreamsBuilder builder = new StreamsBuilder();
 
         builder.addStateStore(store(stores, CoordinatorProcessor.REPAIR_STORE, serdes.repairState()));
@@ -67,7 +85,7 @@ public final class MigratorTopology {
         KStream<String, MigratorInput> decoded = builder
                 .stream(List.of(topics.alerts(), topics.reports(), topics.nodeCapacity(), topics.migrationStatus()),
                         Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("inputs"))
-                .process(() -> new InputDecoder(topics, serdes, settings.slotCount(), settings.futureSkew()), Named.as("decode"));
+                .process(() -> new InputDecoder(topics, serdes, settings.slotCount(), settings.futureSkew(), keys), Named.as("decode"));
 
         Map<String, KStream<String, MigratorInput>> byKind = decoded.split(Named.as("input-"))
                 .branch((k, v) -> v instanceof MigratorInput.Rejected, Branched.as("rejected"))
@@ -92,7 +110,9 @@ public final class MigratorTopology {
                 .defaultBranch(Branched.as("repair-status"));
         byType.get("output-command")
                 .mapValues(v -> ((MigratorOutput.Command) v).value(), Named.as("command-value"))
-                .to(topics.migrationCommands(), Produced.with(Serdes.String(), limit.bound(serdes.command())).withName("commands"));
+                .process(() -> new CommandSigner(topics.migrationCommands(), limit.bound(serdes.command()).serializer(), keys),
+                        Named.as("sign-command"))
+                .to(topics.migrationCommands(), Produced.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("commands"));
         byType.get("output-assignment")
                 .mapValues(v -> ((MigratorOutput.Assignment) v).value(), Named.as("assignment-value"))
                 .to(topics.slotTable(), Produced.with(Serdes.String(), limit.bound(serdes.assignment())).withName("slot-table"));
@@ -101,6 +121,40 @@ public final class MigratorTopology {
                 .to(topics.migrationStatus(), Produced.with(Serdes.String(), limit.bound(serdes.status())).withName("repair-status"));
 
         return builder.build();
+    }
+
+    /**
+     * Serializes each command and, with node keys, signs it with the key of the node it goes to
+     * (the record key), so that only the migrator can command a node (docs/security.md). The key is
+     * written as the String serde would: the partition stays the same.
+     */
+    private static final class CommandSigner implements Processor<String, MigrationCommand, byte[], byte[]> {
+        private final String topic;
+        private final Serializer<MigrationCommand> serializer;
+        private final NodeKeys keys;
+        private ProcessorContext<byte[], byte[]> context;
+
+        CommandSigner(String topic, Serializer<MigrationCommand> serializer, NodeKeys keys) {
+            this.topic = topic;
+            this.serializer = serializer;
+            this.keys = keys;
+        }
+
+        @Override
+        public void init(ProcessorContext<byte[], byte[]> context) {
+            this.context = context;
+        }
+
+        @Override
+        public void process(Record<String, MigrationCommand> record) {
+            byte[] key = record.key() == null ? null : record.key().getBytes(StandardCharsets.UTF_8);
+            byte[] value = serializer.serialize(topic, record.value());
+            Record<byte[], byte[]> out = record.withKey(key).withValue(value);
+            if (record.key() != null) {
+                keys.signInto(record.key(), out.headers(), topic, key, value);
+            }
+            context.forward(out);
+        }
     }
 
     /**

@@ -5,6 +5,7 @@ import io.skewguard.agent.command.AgentState;
 import io.skewguard.agent.command.Applied;
 import io.skewguard.agent.command.CommandApplier;
 import io.skewguard.agent.command.CommandCheck;
+import io.skewguard.agent.command.EpochBound;
 import io.skewguard.agent.command.MigrationRecord;
 import io.skewguard.agent.command.Stage;
 import io.skewguard.agent.command.StoreAction;
@@ -13,10 +14,12 @@ import io.skewguard.agent.store.NodeStore;
 import io.skewguard.schemas.MigrationCommand;
 import io.skewguard.schemas.MigrationStatus;
 import io.skewguard.schemas.StepResult;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +33,13 @@ import org.slf4j.LoggerFactory;
  * <p><b>Order of effects, per input</b>: decide, carry out the store steps, save the state if it
  * changed, return the answers. If the store fails, the state is left as it was (a repeat of the
  * command tries again) and a migration step is answered FAILED with the store's message.
+ *
+ * <p><b>Refusals</b>: an input a safety rule of the {@link CommandApplier} refuses (a switch or a
+ * cleanup of a migration this node did not take part in, an epoch jump past {@link EpochBound}) is
+ * logged and counted ({@link #refusals()}); the store is not touched.
+ *
+ * <p><b>Pruning</b>: records of migrations that finished here more than {@code keepFinished} ago are
+ * dropped from the state (after each input and each copy report); zero keeps them forever.
  */
 public final class AgentCore {
 
@@ -38,7 +48,9 @@ public final class AgentCore {
     private final CommandCheck check;
     private final NodeStore store;
     private final Consumer<AgentState> saver;
-    private final CommandApplier applier = new CommandApplier();
+    private final CommandApplier applier;
+    private final long keepFinishedMillis;
+    private final AtomicLong refusals = new AtomicLong();
     private volatile AgentState state;
 
     /**
@@ -46,6 +58,21 @@ public final class AgentCore {
      * {@code saver} gets every changed state before its answers are handed out.
      */
     public AgentCore(CommandCheck check, NodeStore store, AgentState initial, Consumer<AgentState> saver) {
+        this(check, store, initial, saver, EpochBound.defaults(), Duration.ZERO);
+    }
+
+    /**
+     * As {@link #AgentCore(CommandCheck, NodeStore, AgentState, Consumer)}, refusing epochs past
+     * {@code epochs} and pruning records of migrations finished more than {@code keepFinished} ago
+     * (zero: never).
+     */
+    public AgentCore(CommandCheck check, NodeStore store, AgentState initial, Consumer<AgentState> saver,
+                     EpochBound epochs, Duration keepFinished) {
+        this.applier = new CommandApplier(Objects.requireNonNull(epochs, "epochs"));
+        if (keepFinished.isNegative()) {
+            throw new IllegalArgumentException("keepFinished must not be negative, was " + keepFinished);
+        }
+        this.keepFinishedMillis = keepFinished.toMillis();
         this.check = Objects.requireNonNull(check, "check");
         this.store = Objects.requireNonNull(store, "store");
         this.saver = Objects.requireNonNull(saver, "saver");
@@ -58,6 +85,11 @@ public final class AgentCore {
     /** What this agent has applied so far. */
     public AgentState state() {
         return state;
+    }
+
+    /** Inputs refused by a safety rule since start (see the class comment). */
+    public long refusals() {
+        return refusals.get();
     }
 
     /** The validation commands pass before {@link #apply}; a failing one belongs on the dead-letter topic. */
@@ -90,15 +122,25 @@ public final class AgentCore {
             // not go past it silently (the agent dead-letters it as a poison pill)
             throw e;
         }
-        if (!applied.state().equals(before)) {
-            saver.accept(applied.state());
-            state = applied.state();
+        if (applied.refused() != null) {
+            refusals.incrementAndGet();
+            LOG.warn("{}: refused {}: {}", check.node(), describe(input), applied.refused());
+        }
+        AgentState next = pruned(applied.state(), nowMillis);
+        if (!next.equals(before)) {
+            saver.accept(next);
+            state = next;
         }
         return applied.answers();
     }
 
     /** Asks the store how every running copy stands and answers COPY PROGRESS, DONE or FAILED. */
     public List<MigrationStatus> reportCopies(long nowMillis) {
+        AgentState kept = pruned(state, nowMillis);
+        if (kept != state) {
+            saver.accept(kept);
+            state = kept;
+        }
         List<MigrationRecord> copying = new ArrayList<>();
         for (MigrationRecord r : state.migrations().values()) {
             if (r.stage() == Stage.COPYING) {
@@ -117,6 +159,29 @@ public final class AgentCore {
             answers.addAll(apply(input, nowMillis));
         }
         return answers;
+    }
+
+    private AgentState pruned(AgentState s, long nowMillis) {
+        if (keepFinishedMillis == 0) {
+            return s;
+        }
+        AgentState kept = s.withoutFinishedBefore(nowMillis - keepFinishedMillis);
+        if (kept != s) {
+            LOG.info("{}: pruned {} finished migration records older than {} ms", check.node(),
+                    s.migrations().size() - kept.migrations().size(), keepFinishedMillis);
+        }
+        return kept;
+    }
+
+    private static String describe(AgentInput input) {
+        if (input instanceof AgentInput.Step step) {
+            MigrationCommand c = step.command();
+            return c.getPhase() + " of " + c.getMigrationId() + " (slot " + c.getSlot() + ", routing epoch " + c.getRoutingEpoch() + ")";
+        }
+        if (input instanceof AgentInput.Weight w) {
+            return "weight command of epoch " + w.command().getEpoch();
+        }
+        return input.toString();
     }
 
     private static MigrationStatus failure(MigrationCommand c, String message, long nowMillis) {

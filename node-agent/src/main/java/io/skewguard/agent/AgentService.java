@@ -98,7 +98,7 @@ public final class AgentService implements Service, AutoCloseable {
             throw new IllegalStateException(name() + " already started");
         }
         LOG.info("{}: starting with {}", name(), settings.settings());
-        view = RoutingView.of(settings.cluster(), initialTable());
+        view = RoutingView.of(settings.cluster(), initialTable()).boundEpochs(settings.epochs());
         for (String node : settings.nodes()) {
             createDirectory(node);
             LedgerNodeStore store = openStore(node);

@@ -35,6 +35,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
@@ -62,6 +63,11 @@ import org.slf4j.LoggerFactory;
  * answer (the store steps being idempotent too). A failed send stops the agent without committing,
  * for the same reason.
  *
+ * <p><b>Authentication</b> (docs/security.md): with a key for its node ({@link AgentSettings#keys()}),
+ * the agent dead-letters, with reason {@code unauthenticated: ...}, every migration command for its
+ * node without the migrator's valid {@code skew.sig} signature, before decoding it, and signs its
+ * answers. Without a key it logs a warning at start that node messages are not authenticated.
+ *
  * <p><b>Copies</b> run in the store; every {@code progressInterval} the agent asks the store how
  * each running copy stands and answers COPY PROGRESS, DONE or FAILED.
  *
@@ -82,6 +88,7 @@ public final class CommandAgent implements AutoCloseable {
     private final SchemaRegistrySerde<MigrationCommand> migrationSerde;
     private final SchemaRegistrySerde<MigrationStatus> statusSerde;
     private final AtomicLong deadLetters = new AtomicLong();
+    private final AtomicLong unauthenticated = new AtomicLong();
     private final AtomicReference<Exception> sendFailure = new AtomicReference<>();
     private final Thread thread;
     private volatile boolean running;
@@ -109,7 +116,7 @@ public final class CommandAgent implements AutoCloseable {
         this.stateFile = new StateFile(settings.stateFile());
         this.check = new CommandCheck(settings.cluster(), settings.node(), settings.slotCount());
         AgentState loaded = stateFile.load(settings.node());
-        this.core = new AgentCore(check, store, loaded, stateFile::save);
+        this.core = new AgentCore(check, store, loaded, stateFile::save, settings.epochs(), settings.keepFinished());
         this.weightSerde = SchemaRegistrySerde.of(WeightCommand.class, settings.kafka(), false);
         this.migrationSerde = SchemaRegistrySerde.of(MigrationCommand.class, settings.kafka(), false);
         this.statusSerde = SchemaRegistrySerde.of(MigrationStatus.class, settings.kafka(), false);
@@ -117,6 +124,11 @@ public final class CommandAgent implements AutoCloseable {
         this.thread.setDaemon(true);
         LOG.info("agent of {} loaded {}: weight epoch {}, {} migrations", settings.node(), stateFile.path(),
                 loaded.weightEpoch(), loaded.migrations().size());
+        if (!settings.keys().configured()) {
+            LOG.warn("agent of {}: no node key configured: migration commands are not authenticated and answers are not "
+                    + "signed; anyone who can write the command topic can move this node's shards (docs/security.md)",
+                    settings.node());
+        }
     }
 
     /** Resumes interrupted copies and starts the loop on its own thread. */
@@ -141,6 +153,16 @@ public final class CommandAgent implements AutoCloseable {
     /** Records sent to the dead-letter topic since start. */
     public long deadLetters() {
         return deadLetters.get();
+    }
+
+    /** Commands refused by a safety rule since start: switches and cleanups of unknown migrations, epoch jumps. */
+    public long refusals() {
+        return core.refusals();
+    }
+
+    /** Migration commands dead-lettered since start because their signature was missing or wrong (also in {@link #deadLetters()}). */
+    public long unauthenticated() {
+        return unauthenticated.get();
     }
 
     /** Why the loop stopped on its own (a failed send, a broken state file), if it did. */
@@ -273,6 +295,9 @@ public final class CommandAgent implements AutoCloseable {
             return; // another node's command
         }
         boolean weight = record.topic().equals(settings.topics().weightCommands());
+        if (!weight && !authentic(record)) {
+            return;
+        }
         AgentInput input;
         Optional<String> problem;
         String valueNode;
@@ -335,6 +360,21 @@ public final class CommandAgent implements AutoCloseable {
         return !PoisonPills.registryOutage(e);
     }
 
+    /** With a key, whether a migration command carries the migrator's signature for this node; dead-letters it if not. */
+    private boolean authentic(ConsumerRecord<byte[], byte[]> record) {
+        if (!settings.keys().configured()) {
+            return true;
+        }
+        Optional<String> problem = settings.keys().problem(settings.node(), record.headers(), record.topic(), record.key(),
+                record.value());
+        if (problem.isPresent()) {
+            unauthenticated.incrementAndGet();
+            deadLetter(record, problem.get());
+            return false;
+        }
+        return true;
+    }
+
     /** Decide, carry out, save, answer ({@link AgentCore}): see the class comment for why in this order. */
     private void process(AgentInput input) {
         for (MigrationStatus answer : core.apply(input, clockMillis.getAsLong())) {
@@ -356,7 +396,10 @@ public final class CommandAgent implements AutoCloseable {
     private void send(MigrationStatus answer) {
         String topic = settings.topics().migrationStatus();
         byte[] value = statusSerde.serializer().serialize(topic, answer);
-        producer.send(new ProducerRecord<>(topic, answer.getMigrationId().getBytes(StandardCharsets.UTF_8), value), this::onSent);
+        byte[] key = answer.getMigrationId().getBytes(StandardCharsets.UTF_8);
+        RecordHeaders headers = new RecordHeaders();
+        settings.keys().signInto(settings.node(), headers, topic, key, value);
+        producer.send(new ProducerRecord<>(topic, null, key, value, headers), this::onSent);
         LOG.debug("{}: {} {} of {} -> {}", settings.node(), answer.getPhase(), answer.getOutcome(), answer.getMigrationId(), answer.getMessage());
     }
 

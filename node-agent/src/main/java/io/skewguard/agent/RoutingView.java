@@ -1,5 +1,6 @@
 package io.skewguard.agent;
 
+import io.skewguard.agent.command.EpochBound;
 import io.skewguard.core.ring.CandidateSet;
 import io.skewguard.core.ring.HashRing;
 import io.skewguard.core.ring.NodeIndex;
@@ -10,6 +11,7 @@ import io.skewguard.schemas.SlotAssignment;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What a writer of one cluster needs to place a write: the slot table (slot → candidate set, and a
@@ -28,7 +30,9 @@ import java.util.Objects;
  * <p><b>Idempotent updates.</b> A {@code NodeWeight} row older than the node's applied weight epoch,
  * or a {@code SlotAssignment} row older than the slot's applied routing epoch, is ignored, so rows
  * read again (a re-read of the compacted topics, at-least-once delivery) change nothing. Rows of
- * other clusters are ignored.
+ * other clusters are ignored. A row whose epoch jumps past the newest applied one (any node's weight
+ * epoch, any slot's routing epoch: both count per cluster) by more than the {@link EpochBound} is
+ * refused and counted ({@link #refusedEpochs()}), never adopted.
  */
 public final class RoutingView {
 
@@ -49,6 +53,8 @@ public final class RoutingView {
     private final int slotCount;
     private final Object updates = new Object();
     private volatile Snapshot snapshot;
+    private volatile EpochBound epochs = EpochBound.defaults();
+    private final AtomicLong refusedEpochs = new AtomicLong();
 
     private RoutingView(String cluster, int slotCount, Snapshot snapshot) {
         this.cluster = cluster;
@@ -91,6 +97,17 @@ public final class RoutingView {
         return view;
     }
 
+    /** Refuses rows whose epoch jumps past the newest applied one by more than {@code bound}; returns this view. */
+    public RoutingView boundEpochs(EpochBound bound) {
+        this.epochs = Objects.requireNonNull(bound, "bound");
+        return this;
+    }
+
+    /** Rows refused since start because their epoch jumped too far. */
+    public long refusedEpochs() {
+        return refusedEpochs.get();
+    }
+
     /** The cluster this view routes for. */
     public String cluster() {
         return cluster;
@@ -120,7 +137,7 @@ public final class RoutingView {
         synchronized (updates) {
             Snapshot s = grown(snapshot, List.of(row.getNode()));
             int node = s.nodes().require(row.getNode());
-            if (row.getEpoch() < s.weightEpoch()[node]) {
+            if (row.getEpoch() < s.weightEpoch()[node] || jumps("weight epoch", s.weightEpoch(), row.getEpoch())) {
                 return false;
             }
             double[] weight = s.weight().clone();
@@ -150,7 +167,7 @@ public final class RoutingView {
             throw new IllegalArgumentException("slot " + slot + " is outside [0, " + slotCount + ")");
         }
         synchronized (updates) {
-            if (row.getRoutingEpoch() < snapshot.slotEpoch()[slot]) {
+            if (row.getRoutingEpoch() < snapshot.slotEpoch()[slot] || jumps("routing epoch", snapshot.slotEpoch(), row.getRoutingEpoch())) {
                 return false;
             }
             Snapshot s = grown(snapshot, row.getCandidates());
@@ -168,6 +185,17 @@ public final class RoutingView {
                     s.effective(), candidates, slotEpoch, inFlight);
             return true;
         }
+    }
+
+    /** Whether {@code epoch} jumps too far past the newest of {@code applied}; counted and logged if so. */
+    private boolean jumps(String what, long[] applied, long epoch) {
+        long newest = Arrays.stream(applied).max().orElse(-1);
+        var problem = epochs.problem(what, newest, epoch);
+        problem.ifPresent(p -> {
+            refusedEpochs.incrementAndGet();
+            org.slf4j.LoggerFactory.getLogger(RoutingView.class).warn("{}: row refused: {}", cluster, p);
+        });
+        return problem.isPresent();
     }
 
     /**

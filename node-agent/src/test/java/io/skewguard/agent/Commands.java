@@ -31,6 +31,14 @@ public final class Commands {
                 .setBatchId(switchStep ? "b-" + id : null).setPhase(phase).setNode(node).setSlot(slot)
                 .setSourceNode(source).setTargetNode(target).setShardBytes(1000)
                 .setMaxBytesPerSec(phase == MigrationPhase.COPY ? maxBytesPerSec : 0)
-                .setRoutingEpoch(1).setIssuedAt(Instant.ofEpochMilli(0)).build();
+                .setRoutingEpoch(routingEpoch(phase)).setIssuedAt(Instant.ofEpochMilli(0)).build();
+    }
+
+    /**
+     * The routing epoch the migrator puts in a step of a migration started at epoch 1: the slot
+     * table's epoch, 2 once the slot is switched (COMMIT, CLEANUP).
+     */
+    public static long routingEpoch(MigrationPhase phase) {
+        return phase == MigrationPhase.COMMIT || phase == MigrationPhase.CLEANUP ? 2 : 1;
     }
 }

@@ -8,7 +8,7 @@ import java.util.TreeMap;
 /**
  * Everything a node agent has applied: the newest weight factor and its epoch, and one record per
  * migration it took part in (tombstones of aborted and finished ones included, so that a late
- * repeat of an old command is still recognised). Immutable; the agent writes it to its state file
+ * repeat of an old command is still recognised, until they are pruned: {@link #withoutFinishedBefore}). Immutable; the agent writes it to its state file
  * after every change.
  *
  * @param node the node this agent acts for
@@ -39,6 +39,18 @@ public record AgentState(String node, long weightEpoch, double weight, SortedMap
     /** This state with the weight factor of {@code epoch}. */
     public AgentState withWeight(long epoch, double factor) {
         return new AgentState(node, epoch, factor, migrations);
+    }
+
+    /**
+     * This state without the records of migrations that finished here before {@code cutoffMillis}
+     * (the same state if there are none). Kept until then, a finished record answers a redelivered
+     * command of its migration the same way; once every such command has left the command topic
+     * (its retention), the record has nothing left to answer.
+     */
+    public AgentState withoutFinishedBefore(long cutoffMillis) {
+        TreeMap<String, MigrationRecord> kept = new TreeMap<>(migrations);
+        boolean removed = kept.values().removeIf(r -> r.finished() && r.finishedAt() < cutoffMillis);
+        return removed ? new AgentState(node, weightEpoch, weight, kept) : this;
     }
 
     /** This state with {@code record} put in. */

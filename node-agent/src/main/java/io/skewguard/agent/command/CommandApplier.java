@@ -33,14 +33,23 @@ import java.util.List;
  *   <li><b>COMMIT</b>: moves to COMMITTED and answers DONE; again: DONE, nothing changes. Refused
  *       (FAILED) if this node applied ABORT, and on the target while its copy is incomplete (the
  *       coordinator resends COMMIT, it succeeds once the copy is done).
+ *       <b>A switch only for a migration this node took part in</b>: the target must hold the copy
+ *       (its COPY arrived), the source must have applied PREPARE of the same migration id, slot and
+ *       nodes; and the COMMIT's routing epoch (the slot table after the switch) must be newer than
+ *       the epoch the node took part at, by at most {@code max-epoch-jump}. A repeated COMMIT must
+ *       name the epoch of the one applied. Anything else is refused (FAILED, {@link Applied#refused}),
+ *       the store untouched.
  *   <li><b>ABORT</b>: moves to ABORTED (a tombstone is recorded even if the migration was unknown,
  *       so a late COPY cannot start a copy nobody will commit) and answers DONE; again: DONE.
  *       <b>After COMMIT an ABORT is refused: FAILED</b>, with a message, and the commit stands. DONE
  *       would tell the coordinator that the target dropped its copy and the slot table is
  *       unchanged, both false; the coordinator never sends ABORT past the commit point, so such an
  *       ABORT is a stale or misdirected one and deserves to be visible.
- *   <li><b>CLEANUP</b> (source): after COMMIT drops the shard and answers DONE; again: DONE. Before
- *       COMMIT or after ABORT: FAILED, nothing dropped (it would drop the only copy).
+ *   <li><b>CLEANUP</b> (source): drops the shard only for a migration this node prepared and
+ *       committed (so the coordinator switched the slot, which it does only after the target
+ *       answered PREPARE DONE with its copy complete), at the routing epoch of that COMMIT; answers
+ *       DONE, again: DONE. Anything else (unknown migration, before COMMIT, after ABORT, another
+ *       epoch) is refused: FAILED, counted, nothing dropped (it could be the only copy).
  *   <li>A command whose slot, source or target disagree with the migration recorded under the same
  *       id is answered FAILED and changes nothing.
  * </ul>
@@ -50,10 +59,26 @@ import java.util.List;
  */
 public final class CommandApplier {
 
+    private final EpochBound epochs;
+
+    /** An applier with the default {@link EpochBound}. */
+    public CommandApplier() {
+        this(EpochBound.defaults());
+    }
+
+    /** An applier refusing weight and commit epochs that jump past {@code epochs}. */
+    public CommandApplier(EpochBound epochs) {
+        this.epochs = java.util.Objects.requireNonNull(epochs, "epochs");
+    }
+
     /** Applies a weight command (already checked by {@link CommandCheck}). */
     public Applied apply(AgentState state, WeightCommand command) {
         if (command.getEpoch() <= state.weightEpoch()) {
             return Applied.nothing(state);
+        }
+        var jump = epochs.problem("weight epoch", state.weightEpoch(), command.getEpoch());
+        if (jump.isPresent()) {
+            return new Applied(state, List.of(), List.of(), jump.get());
         }
         return new Applied(state.withWeight(command.getEpoch(), command.getNewWeight()),
                 List.of(new StoreAction.SetWeight(command.getEpoch(), command.getNewWeight())), List.of());
@@ -64,7 +89,7 @@ public final class CommandApplier {
         MigrationRecord known = state.migration(command.getMigrationId());
         if (known != null && (known.slot() != command.getSlot() || !known.source().equals(command.getSourceNode())
                 || !known.target().equals(command.getTargetNode()))) {
-            return answerOnly(state, command, StepResult.FAILED, 0, "command names slot " + command.getSlot() + " from "
+            return refuse(state, command, "command names slot " + command.getSlot() + " from "
                     + command.getSourceNode() + " to " + command.getTargetNode() + " but migration " + known.migrationId()
                     + " was recorded as slot " + known.slot() + " from " + known.source() + " to " + known.target(), now);
         }
@@ -73,7 +98,7 @@ public final class CommandApplier {
         return switch (command.getPhase()) {
             case COPY -> copy(state, command, known, record, now);
             case PREPARE -> role == Role.TARGET ? prepareTarget(state, command, known, record, now) : prepareSource(state, command, known, record, now);
-            case COMMIT -> role == Role.TARGET ? commitTarget(state, command, known, record, now) : commitSource(state, command, record, now);
+            case COMMIT -> role == Role.TARGET ? commitTarget(state, command, known, record, now) : commitSource(state, command, known, record, now);
             case ABORT -> abort(state, command, known, record, role, now);
             case CLEANUP -> cleanup(state, command, known, record, now);
         };
@@ -149,7 +174,7 @@ public final class CommandApplier {
         }
         return switch (r.stage()) {
             case COPYING -> answerOnly(state, c, StepResult.FAILED, 0, "copy of slot " + r.slot() + " is not complete", now);
-            case COPIED -> new Applied(state.with(r.at(Stage.PREPARED)), List.of(), List.of(answer(c, StepResult.DONE, 0, null, now)));
+            case COPIED -> new Applied(state.with(r.at(Stage.PREPARED, now)), List.of(), List.of(answer(c, StepResult.DONE, 0, null, now)));
             case PREPARED, COMMITTED, CLEANED -> answerOnly(state, c, StepResult.DONE, 0, null, now);
             case ABORTED -> answerOnly(state, c, StepResult.FAILED, 0, aborted(r), now);
         };
@@ -157,7 +182,7 @@ public final class CommandApplier {
 
     private Applied prepareSource(AgentState state, MigrationCommand c, MigrationRecord known, MigrationRecord r, long now) {
         if (known == null) {
-            return new Applied(state.with(r.at(Stage.PREPARED)),
+            return new Applied(state.with(r.at(Stage.PREPARED, now)),
                     List.of(new StoreAction.PrepareSource(r.migrationId(), r.slot(), r.target())),
                     List.of(answer(c, StepResult.DONE, 0, null, now)));
         }
@@ -170,27 +195,61 @@ public final class CommandApplier {
 
     private Applied commitTarget(AgentState state, MigrationCommand c, MigrationRecord known, MigrationRecord r, long now) {
         if (known == null) {
-            return answerOnly(state, c, StepResult.FAILED, 0, "no copy of " + c.getMigrationId() + " here: COMMIT refused", now);
+            return refuse(state, c, "COMMIT refused: no copy of " + c.getMigrationId() + " on " + state.node()
+                    + " (its COPY never arrived here)", now);
         }
         return switch (r.stage()) {
             case COPYING -> answerOnly(state, c, StepResult.FAILED, 0,
                     "copy of slot " + r.slot() + " is not complete: COMMIT refused until it is", now);
-            case COPIED, PREPARED -> new Applied(state.with(r.at(Stage.COMMITTED)),
-                    List.of(new StoreAction.CommitTarget(r.migrationId(), r.slot())),
-                    List.of(answer(c, StepResult.DONE, r.bytesCopied(), null, now)));
-            case COMMITTED, CLEANED -> answerOnly(state, c, StepResult.DONE, r.bytesCopied(), null, now);
+            case COPIED, PREPARED -> switchEpochProblem(r, c)
+                    .map(problem -> refuse(state, c, problem, now))
+                    .orElseGet(() -> new Applied(state.with(r.committed(c.getRoutingEpoch(), now)),
+                            List.of(new StoreAction.CommitTarget(r.migrationId(), r.slot())),
+                            List.of(answer(c, StepResult.DONE, r.bytesCopied(), null, now))));
+            case COMMITTED, CLEANED -> repeatedCommit(state, c, r, r.bytesCopied(), now);
             case ABORTED -> answerOnly(state, c, StepResult.FAILED, 0, "COMMIT refused: " + aborted(r), now);
         };
     }
 
-    private Applied commitSource(AgentState state, MigrationCommand c, MigrationRecord r, long now) {
+    private Applied commitSource(AgentState state, MigrationCommand c, MigrationRecord known, MigrationRecord r, long now) {
+        if (known == null) {
+            return refuse(state, c, "COMMIT refused: migration " + c.getMigrationId() + " was never prepared on "
+                    + state.node() + " (a switch is applied only for a migration this node took part in)", now);
+        }
         return switch (r.stage()) {
-            case COPYING, COPIED, PREPARED -> new Applied(state.with(r.at(Stage.COMMITTED)),
-                    List.of(new StoreAction.CommitSource(r.migrationId(), r.slot(), r.target())),
-                    List.of(answer(c, StepResult.DONE, 0, null, now)));
-            case COMMITTED, CLEANED -> answerOnly(state, c, StepResult.DONE, 0, null, now);
+            case PREPARED -> switchEpochProblem(r, c)
+                    .map(problem -> refuse(state, c, problem, now))
+                    .orElseGet(() -> new Applied(state.with(r.committed(c.getRoutingEpoch(), now)),
+                            List.of(new StoreAction.CommitSource(r.migrationId(), r.slot(), r.target())),
+                            List.of(answer(c, StepResult.DONE, 0, null, now))));
+            // COPYING and COPIED are target stages, never met on a source record
+            case COPYING, COPIED -> refuse(state, c, "COMMIT refused: migration " + r.migrationId()
+                    + " is at target stage " + r.stage() + " on its source " + state.node(), now);
+            case COMMITTED, CLEANED -> repeatedCommit(state, c, r, 0, now);
             case ABORTED -> answerOnly(state, c, StepResult.FAILED, 0, "COMMIT refused: " + aborted(r), now);
         };
+    }
+
+    /** Why a first COMMIT at {@code c}'s routing epoch must not switch {@code r}, if it must not. */
+    private java.util.Optional<String> switchEpochProblem(MigrationRecord r, MigrationCommand c) {
+        long epoch = c.getRoutingEpoch();
+        if (r.routingEpoch() == MigrationRecord.UNKNOWN) {
+            return epoch < 0 ? java.util.Optional.of("COMMIT refused: negative routing epoch " + epoch) : java.util.Optional.empty();
+        }
+        if (epoch <= r.routingEpoch()) {
+            return java.util.Optional.of("COMMIT refused: routing epoch " + epoch + " is not after " + r.routingEpoch()
+                    + ", the epoch " + r.migrationId() + " was " + (r.role() == Role.TARGET ? "copied" : "prepared") + " at");
+        }
+        return epochs.problem("COMMIT refused: routing epoch", r.routingEpoch(), epoch);
+    }
+
+    /** A COMMIT of a migration committed here: DONE if it names the epoch applied, refused otherwise. */
+    private static Applied repeatedCommit(AgentState state, MigrationCommand c, MigrationRecord r, long bytes, long now) {
+        if (r.commitEpoch() != MigrationRecord.UNKNOWN && c.getRoutingEpoch() != r.commitEpoch()) {
+            return refuse(state, c, "COMMIT refused: migration " + r.migrationId() + " was committed at routing epoch "
+                    + r.commitEpoch() + ", this COMMIT names " + c.getRoutingEpoch(), now);
+        }
+        return answerOnly(state, c, StepResult.DONE, bytes, null, now);
     }
 
     private Applied abort(AgentState state, MigrationCommand c, MigrationRecord known, MigrationRecord r, Role role, long now) {
@@ -199,10 +258,10 @@ public final class CommandApplier {
                 : new StoreAction.AbortSource(r.migrationId(), r.slot(), r.target());
         if (known == null) {
             // a tombstone, so that a late COPY or PREPARE of this migration is refused
-            return new Applied(state.with(r.at(Stage.ABORTED)), List.of(drop), List.of(answer(c, StepResult.DONE, 0, null, now)));
+            return new Applied(state.with(r.at(Stage.ABORTED, now)), List.of(drop), List.of(answer(c, StepResult.DONE, 0, null, now)));
         }
         return switch (r.stage()) {
-            case COPYING, COPIED, PREPARED -> new Applied(state.with(r.at(Stage.ABORTED)), List.of(drop),
+            case COPYING, COPIED, PREPARED -> new Applied(state.with(r.at(Stage.ABORTED, now)), List.of(drop),
                     List.of(answer(c, StepResult.DONE, 0, null, now)));
             case ABORTED -> answerOnly(state, c, StepResult.DONE, 0, null, now);
             case COMMITTED, CLEANED -> answerOnly(state, c, StepResult.FAILED, 0, "ABORT refused: migration "
@@ -212,16 +271,21 @@ public final class CommandApplier {
 
     private Applied cleanup(AgentState state, MigrationCommand c, MigrationRecord known, MigrationRecord r, long now) {
         if (known == null) {
-            return answerOnly(state, c, StepResult.FAILED, 0, "CLEANUP refused: migration " + c.getMigrationId()
+            return refuse(state, c, "CLEANUP refused: migration " + c.getMigrationId()
                     + " was never committed on " + state.node() + " (dropping slot " + c.getSlot() + " would lose its only copy)", now);
         }
+        if ((r.stage() == Stage.COMMITTED || r.stage() == Stage.CLEANED) && r.commitEpoch() != MigrationRecord.UNKNOWN
+                && c.getRoutingEpoch() != r.commitEpoch()) {
+            return refuse(state, c, "CLEANUP refused: migration " + r.migrationId() + " was committed at routing epoch "
+                    + r.commitEpoch() + ", this CLEANUP names " + c.getRoutingEpoch(), now);
+        }
         return switch (r.stage()) {
-            case COMMITTED -> new Applied(state.with(r.at(Stage.CLEANED)), List.of(new StoreAction.Cleanup(r.migrationId(), r.slot())),
+            case COMMITTED -> new Applied(state.with(r.at(Stage.CLEANED, now)), List.of(new StoreAction.Cleanup(r.migrationId(), r.slot())),
                     List.of(answer(c, StepResult.DONE, 0, null, now)));
             case CLEANED -> answerOnly(state, c, StepResult.DONE, 0, null, now);
-            case COPYING, COPIED, PREPARED -> answerOnly(state, c, StepResult.FAILED, 0, "CLEANUP refused: migration "
+            case COPYING, COPIED, PREPARED -> refuse(state, c, "CLEANUP refused: migration "
                     + r.migrationId() + " is not committed on " + state.node() + " (stage " + r.stage() + ")", now);
-            case ABORTED -> answerOnly(state, c, StepResult.FAILED, 0, "CLEANUP refused: " + aborted(r), now);
+            case ABORTED -> refuse(state, c, "CLEANUP refused: " + aborted(r), now);
         };
     }
 
@@ -232,11 +296,17 @@ public final class CommandApplier {
         Stage stage = role == Role.TARGET ? Stage.COPYING : Stage.PREPARED;
         String copyCommandId = c.getPhase() == MigrationPhase.COPY ? c.getCommandId() : "";
         return new MigrationRecord(c.getMigrationId(), c.getCluster(), c.getSlot(), c.getSourceNode(), c.getTargetNode(),
-                role, stage, 0, c.getPhase() == MigrationPhase.COPY ? c.getMaxBytesPerSec() : 0, copyCommandId);
+                role, stage, 0, c.getPhase() == MigrationPhase.COPY ? c.getMaxBytesPerSec() : 0, copyCommandId,
+                c.getRoutingEpoch(), MigrationRecord.UNKNOWN, MigrationRecord.UNKNOWN);
     }
 
     private static String aborted(MigrationRecord r) {
         return "migration " + r.migrationId() + " was aborted on this node";
+    }
+
+    /** A command a safety rule refuses: answered FAILED with the reason, nothing changes, the agent counts it. */
+    private static Applied refuse(AgentState state, MigrationCommand c, String reason, long now) {
+        return new Applied(state, List.of(), List.of(answer(c, StepResult.FAILED, 0, reason, now)), reason);
     }
 
     private static Applied answerOnly(AgentState state, MigrationCommand c, StepResult outcome, long bytes, String message, long now) {

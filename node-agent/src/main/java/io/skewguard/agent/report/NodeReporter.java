@@ -18,13 +18,15 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The producer side of a storage node (docs/design.md §6): counts the writes the node takes per
  * slot and sends them, pre-aggregated, as one {@code WriteEvent} per slot and flush interval, plus a
- * periodic {@code CapacityEvent}.
+ * periodic {@code CapacityEvent}, signed with the node's key when it has one (docs/security.md; write
+ * counts are not signed: see there why).
  *
  * <h2>The write path: {@link #record(int, long)}</h2>
  *
@@ -164,7 +166,11 @@ public final class NodeReporter implements AutoCloseable {
                 .setCluster(settings.cluster()).setNode(settings.node())
                 .setUsedBytes(snapshot.usedBytes()).setTotalBytes(snapshot.totalBytes()).setRack(snapshot.rack())
                 .setShards(shards).setEventTime(Instant.ofEpochMilli(clockMillis.getAsLong())).build();
-        producer.send(new ProducerRecord<>(topic, key, capacitySerde.serializer().serialize(topic, event)));
+        byte[] value = capacitySerde.serializer().serialize(topic, event);
+        RecordHeaders headers = new RecordHeaders();
+        // the migrator believes capacity figures only from the node they name (docs/security.md)
+        settings.keys().signInto(settings.node(), headers, topic, key, value);
+        producer.send(new ProducerRecord<>(topic, null, key, value, headers));
         return true;
     }
 

@@ -2,6 +2,7 @@ package io.skewguard.agent.report;
 
 import io.skewguard.core.slots.SlotTable;
 import io.skewguard.schemas.Topics;
+import io.skewguard.schemas.auth.NodeKeys;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -17,10 +18,11 @@ import java.util.Objects;
  *     detector's 10 s tick so that heat is current
  * @param capacityInterval how often a CapacityEvent is sent
  * @param kafka settings of the serdes (at least {@code schema.registry.url})
+ * @param keys the node's key: capacity events are signed with it (docs/security.md); none: unsigned
  */
 public record ReporterSettings(
         String cluster, String node, int slotCount, Topics topics, Duration flushInterval, Duration capacityInterval,
-        Map<String, Object> kafka) {
+        Map<String, Object> kafka, NodeKeys keys) {
 
     public static final Duration DEFAULT_FLUSH_INTERVAL = Duration.ofSeconds(1);
     public static final Duration DEFAULT_CAPACITY_INTERVAL = Duration.ofSeconds(10);
@@ -34,6 +36,13 @@ public record ReporterSettings(
             throw new IllegalArgumentException("flush and capacity intervals must be positive");
         }
         kafka = Map.copyOf(kafka);
+        Objects.requireNonNull(keys, "keys");
+    }
+
+    /** Settings without a key: nothing is signed. */
+    public ReporterSettings(String cluster, String node, int slotCount, Topics topics, Duration flushInterval,
+                            Duration capacityInterval, Map<String, Object> kafka) {
+        this(cluster, node, slotCount, topics, flushInterval, capacityInterval, kafka, NodeKeys.none());
     }
 
     /** Defaults: 256 slots, {@code skew.} topics, flush every second, capacity every 10 s. */

@@ -1,17 +1,22 @@
 package io.skewguard.agent.service;
 
 import io.skewguard.agent.AgentSettings;
+import io.skewguard.agent.command.EpochBound;
 import io.skewguard.agent.report.ReporterSettings;
 import io.skewguard.core.slots.SlotTable;
 import io.skewguard.runtime.settings.ClientType;
 import io.skewguard.runtime.settings.CommonSettings;
+import io.skewguard.runtime.settings.Durations;
 import io.skewguard.runtime.settings.Setting;
 import io.skewguard.runtime.settings.SettingType;
 import io.skewguard.runtime.settings.Settings;
 import io.skewguard.runtime.settings.SettingsException;
 import io.skewguard.runtime.settings.SettingsModel;
 import io.skewguard.runtime.settings.Validator;
+import io.skewguard.runtime.topics.TopicPlan;
 import io.skewguard.schemas.Topics;
+import io.skewguard.schemas.auth.NodeKeys;
+import io.skewguard.schemas.auth.NodeSignature;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -49,13 +54,16 @@ import java.util.Objects;
  * @param healthHost address of the readiness endpoint
  * @param healthPort port of the readiness endpoint, 0 = off
  * @param closeTimeout how long the orderly stop may take
+ * @param epochs how far a weight, commit or routing epoch may jump past the newest applied
+ * @param keepFinished how long records of finished migrations are kept; zero: forever
+ * @param keys the hosted nodes' keys (docs/security.md); {@link NodeKeys#none()} when none is configured
  */
 public record AgentServiceSettings(
         Settings settings, String cluster, List<String> nodes, Path dataDir, StoreKind store, int slotCount,
         Topics topics, Duration pollTimeout, Duration progressInterval, Duration flushInterval,
         Duration capacityInterval, long capacityBytes, String rack, List<String> ringNodes, int candidates,
         double writeLoad, double heatSkew, int keySpace, int valueBytes, long seed, String healthHost, int healthPort,
-        Duration closeTimeout) {
+        Duration closeTimeout, EpochBound epochs, Duration keepFinished, NodeKeys keys) {
 
     public static final String CLUSTER = "cluster";
     public static final String NODES = "nodes";
@@ -76,6 +84,17 @@ public record AgentServiceSettings(
     public static final String VALUE_BYTES = "value-bytes";
     public static final String SEED = "seed";
     public static final String CLOSE_TIMEOUT = "close-timeout";
+    public static final String MAX_EPOCH_JUMP = "max-epoch-jump";
+    public static final String FINISHED_MIGRATION_RETENTION = "finished-migration-retention";
+    public static final String NODE_KEY = "node-key";
+    public static final String NODE_KEYS_FILE = "node-keys-file";
+
+    /**
+     * Default of {@code finished-migration-retention}: the command topics' default retention plus a
+     * day, for the commands the migrator still resends after this node finished its part.
+     */
+    static final String DEFAULT_FINISHED_RETENTION =
+            Durations.format(TopicPlan.defaults(Topics.DEFAULT_PREFIX).commandRetention().plusDays(1));
 
     /** The key space is held in memory by the load generator (its key names, per slot). */
     static final int MAX_KEY_SPACE = 10_000_000;
@@ -134,6 +153,23 @@ public record AgentServiceSettings(
             .add(Setting.integer(VALUE_BYTES, 1000, "Load generator: size of each value written, in bytes.")
                     .validatedBy(Validator.between(0, 16 << 20)))
             .add(Setting.longInteger(SEED, 1, "Load generator: seed of its draws (which slots are hot, which keys)."))
+            .add(Setting.longInteger(MAX_EPOCH_JUMP, EpochBound.DEFAULT_MAX_JUMP,
+                            "How far a weight epoch, a COMMIT's routing epoch or a slot-table row's routing epoch may jump past "
+                                    + "the newest one applied (0 before any). A command or row past it is refused, counted and "
+                                    + "never adopted: one record with a huge epoch would otherwise pin the node for good.")
+                    .validatedBy(Validator.atLeast(1)))
+            .add(Setting.duration(FINISHED_MIGRATION_RETENTION, DEFAULT_FINISHED_RETENTION,
+                            "How long each node's state file keeps the record of a migration that finished there, so that a "
+                                    + "redelivered command of it is answered as before. Keep it at least the command topics' "
+                                    + "retention (topics' command-retention); 0 = forever.")
+                    .validatedBy(Validator.notNegative()))
+            .add(Setting.password(NODE_KEY,
+                    "Base64 key (at least 32 bytes) of the one hosted node: migration commands must then carry the migrator's "
+                            + "signature for it, and its answers and capacity reports are signed (docs/security.md). "
+                            + "Empty: see node-keys-file; neither: nothing is authenticated."))
+            .add(Setting.string(NODE_KEYS_FILE, "",
+                    "File of node-id=base64key lines holding the keys of the hosted nodes (for a process hosting several); "
+                            + "every hosted node needs one. Empty: see node-key."))
             .add(CommonSettings.healthPort(), CommonSettings.healthHost(), CommonSettings.createTopics())
             .add(Setting.duration(CLOSE_TIMEOUT, "30s", "How long the orderly stop (flush, commit, close) may take.")
                     .validatedBy(Validator.positive()))
@@ -173,7 +209,42 @@ public record AgentServiceSettings(
                 s.list(RING_NODES).isEmpty() ? nodes : s.list(RING_NODES), s.integer(CANDIDATES),
                 s.number(WRITE_LOAD), s.number(HEAT_SKEW), s.integer(KEY_SPACE), s.integer(VALUE_BYTES),
                 s.longValue(SEED), s.string(CommonSettings.HEALTH_HOST), s.integer(CommonSettings.HEALTH_PORT),
-                s.duration(CLOSE_TIMEOUT));
+                s.duration(CLOSE_TIMEOUT), new EpochBound(s.longValue(MAX_EPOCH_JUMP)),
+                s.duration(FINISHED_MIGRATION_RETENTION), keys(s, nodes));
+    }
+
+    /** The hosted nodes' keys from {@code node-key} or {@code node-keys-file}; a clear error naming the setting. */
+    private static NodeKeys keys(Settings s, List<String> nodes) {
+        String key = s.string(NODE_KEY);
+        String file = s.string(NODE_KEYS_FILE);
+        if (!key.isBlank() && !file.isBlank()) {
+            throw new SettingsException(NODE_KEY + ": give node-key or node-keys-file, not both (from " + s.origin(NODE_KEY) + ")");
+        }
+        try {
+            if (!key.isBlank()) {
+                if (nodes.size() != 1) {
+                    throw new SettingsException(NODE_KEY + ": one key is for a process hosting one node, this one hosts "
+                            + nodes + "; use node-keys-file (from " + s.origin(NODE_KEY) + ")");
+                }
+                return NodeKeys.single(nodes.get(0), NodeSignature.fromBase64(key));
+            }
+            if (file.isBlank()) {
+                return NodeKeys.none();
+            }
+            NodeKeys keys = NodeKeys.read(Path.of(file));
+            for (String node : nodes) {
+                if (keys.signer(node).isEmpty()) {
+                    throw new SettingsException(NODE_KEYS_FILE + ": " + file + " holds no key for hosted node " + node
+                            + " (from " + s.origin(NODE_KEYS_FILE) + ")");
+                }
+            }
+            return keys;
+        } catch (SettingsException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            String name = key.isBlank() ? NODE_KEYS_FILE : NODE_KEY;
+            throw new SettingsException(name + ": " + e.getMessage() + " (from " + s.origin(name) + ")");
+        }
     }
 
     /** The directory of {@code node}'s data. */
@@ -200,12 +271,12 @@ public record AgentServiceSettings(
         settings.clientProperties(ClientType.PRODUCER).forEach((k, v) -> kafka.put(k.toString(), v));
         kafka.putAll(serdeConfig());
         return new AgentSettings(cluster, node, slotCount, topics, stateFile(node), pollTimeout,
-                progressInterval, kafka);
+                progressInterval, kafka, epochs, keepFinished, keys);
     }
 
     /** The settings of {@code node}'s reporter. */
     public ReporterSettings reporterSettings(String node) {
-        return new ReporterSettings(cluster, node, slotCount, topics, flushInterval, capacityInterval, serdeConfig());
+        return new ReporterSettings(cluster, node, slotCount, topics, flushInterval, capacityInterval, serdeConfig(), keys);
     }
 
     /** Properties of a client of {@code type}. */

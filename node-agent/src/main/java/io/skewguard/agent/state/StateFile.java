@@ -51,25 +51,28 @@ import org.slf4j.LoggerFactory;
  * delete it knowingly (the agent then starts empty and re-applies whatever the command topics
  * still hold after the group's committed offsets).
  *
- * <h2>Format (version 1)</h2>
+ * <h2>Format (version 2)</h2>
  *
  * <pre>
- * skewguard-agent-state 1
+ * skewguard-agent-state 2
  * node &lt;node&gt;
  * weight &lt;epoch&gt; &lt;factor&gt;
- * migration &lt;id&gt; &lt;cluster&gt; &lt;slot&gt; &lt;source&gt; &lt;target&gt; &lt;role&gt; &lt;stage&gt; &lt;bytesCopied&gt; &lt;maxBytesPerSec&gt; &lt;copyCommandId&gt;
+ * migration &lt;id&gt; &lt;cluster&gt; &lt;slot&gt; &lt;source&gt; &lt;target&gt; &lt;role&gt; &lt;stage&gt; &lt;bytesCopied&gt; &lt;maxBytesPerSec&gt; &lt;copyCommandId&gt; &lt;routingEpoch&gt; &lt;commitEpoch&gt; &lt;finishedAt&gt;
  * ...
  * end &lt;migration count&gt; &lt;crc32 of the bytes above, hex&gt;
  * </pre>
  *
  * Fields are separated by one space; strings are URL-encoded, so none contains a space or a line
- * break, and the empty string is written {@code ~} (which URL encoding never produces).
+ * break, and the empty string is written {@code ~} (which URL encoding never produces). Version 1
+ * files (migration lines without the last three fields, written before epochs and finishing times
+ * were recorded) are read with those fields unknown ({@code -1}); the next save writes version 2.
  */
 public final class StateFile {
 
     private static final Logger LOG = LoggerFactory.getLogger(StateFile.class);
     private static final String MAGIC = "skewguard-agent-state";
-    private static final int VERSION = 1;
+    private static final int VERSION = 2;
+    private static final int OLDEST_VERSION = 1;
     private static final String EMPTY = "~";
 
     private final Path file;
@@ -150,7 +153,8 @@ public final class StateFile {
             text.append("migration ").append(enc(r.migrationId())).append(' ').append(enc(r.cluster())).append(' ')
                     .append(r.slot()).append(' ').append(enc(r.source())).append(' ').append(enc(r.target())).append(' ')
                     .append(r.role()).append(' ').append(r.stage()).append(' ').append(r.bytesCopied()).append(' ')
-                    .append(r.maxBytesPerSec()).append(' ').append(enc(r.copyCommandId())).append('\n');
+                    .append(r.maxBytesPerSec()).append(' ').append(enc(r.copyCommandId())).append(' ')
+                    .append(r.routingEpoch()).append(' ').append(r.commitEpoch()).append(' ').append(r.finishedAt()).append('\n');
         }
         byte[] body = text.toString().getBytes(StandardCharsets.UTF_8);
         String end = "end " + state.migrations().size() + ' ' + Long.toHexString(crc(body, body.length)) + '\n';
@@ -185,17 +189,22 @@ public final class StateFile {
         if (header.length != 2 || !header[0].equals(MAGIC)) {
             throw corrupt("it does not start with '" + MAGIC + "'");
         }
-        if (!header[1].equals(Integer.toString(VERSION))) {
-            throw corrupt("format version " + header[1] + " is not the supported " + VERSION);
+        int version = header[1].equals(Integer.toString(VERSION)) ? VERSION
+                : header[1].equals(Integer.toString(OLDEST_VERSION)) ? OLDEST_VERSION : 0;
+        if (version == 0) {
+            throw corrupt("format version " + header[1] + " is not one of the supported " + OLDEST_VERSION + " to " + VERSION);
         }
         try {
             String node = dec(fields(lines.get(1), "node", 2)[1]);
             String[] weight = fields(lines.get(2), "weight", 3);
             TreeMap<String, MigrationRecord> migrations = new TreeMap<>();
             for (String line : lines.subList(3, lines.size())) {
-                String[] f = fields(line, "migration", 11);
+                String[] f = fields(line, "migration", version == OLDEST_VERSION ? 11 : 14);
+                long unknown = MigrationRecord.UNKNOWN;
                 MigrationRecord r = new MigrationRecord(dec(f[1]), dec(f[2]), Integer.parseInt(f[3]), dec(f[4]), dec(f[5]),
-                        Role.valueOf(f[6]), Stage.valueOf(f[7]), Long.parseLong(f[8]), Long.parseLong(f[9]), dec(f[10]));
+                        Role.valueOf(f[6]), Stage.valueOf(f[7]), Long.parseLong(f[8]), Long.parseLong(f[9]), dec(f[10]),
+                        f.length > 11 ? Long.parseLong(f[11]) : unknown, f.length > 11 ? Long.parseLong(f[12]) : unknown,
+                        f.length > 11 ? Long.parseLong(f[13]) : unknown);
                 migrations.put(r.migrationId(), r);
             }
             if (Integer.parseInt(end[1]) != migrations.size()) {

@@ -153,7 +153,8 @@ class CommandApplierProperties {
                 answers.computeIfAbsent(a.getMigrationId() + "/" + a.getPhase(), k -> new ArrayList<>()).add(a);
             }
         }
-        assertThat(state).isEqualTo(clean);
+        // the finishing time is the clock's at the input that finished it, which differs between the runs
+        assertThat(timeless(state)).isEqualTo(timeless(clean));
 
         // on the commit paths nothing a repeat says ever contradicts the coordinator: no FAILED
         for (int i = 0; i < paths.size(); i++) {
@@ -227,5 +228,14 @@ class CommandApplierProperties {
             assertThat(b.getMessage()).isEqualTo(a.getMessage());
             assertThat(b.getCommandId()).isEqualTo(a.getCommandId());
         }
+    }
+
+    /** {@code s} with every finished record's finishing time set to 0. */
+    static AgentState timeless(AgentState s) {
+        java.util.TreeMap<String, MigrationRecord> records = new java.util.TreeMap<>();
+        s.migrations().forEach((id, r) -> records.put(id, new MigrationRecord(r.migrationId(), r.cluster(), r.slot(), r.source(),
+                r.target(), r.role(), r.stage(), r.bytesCopied(), r.maxBytesPerSec(), r.copyCommandId(), r.routingEpoch(),
+                r.commitEpoch(), r.finished() ? 0 : MigrationRecord.UNKNOWN)));
+        return new AgentState(s.node(), s.weightEpoch(), s.weight(), records);
     }
 }

@@ -73,4 +73,45 @@ class AgentServiceSettingsTest {
         assertThatThrownBy(() -> of(m)).isInstanceOf(SettingsException.class)
                 .hasMessageContaining("uncommitted rows must not route writes");
     }
+
+    private static final String KEY = java.util.Base64.getEncoder().encodeToString(new byte[32]);
+
+    @Test
+    void theSafetySettingsHaveSaneDefaultsAndNoKeyMeansNothingIsSigned() {
+        AgentServiceSettings s = of(minimal());
+        assertThat(s.epochs().maxJump()).isEqualTo(1_000_000);
+        assertThat(s.keepFinished()).isEqualTo(java.time.Duration.ofDays(8));
+        assertThat(s.keys().configured()).isFalse();
+        assertThat(s.agentSettings("n1").keepFinished()).isEqualTo(java.time.Duration.ofDays(8));
+    }
+
+    @Test
+    void oneNodeKeyIsForAOneNodeProcessAndIsNeverPrinted() {
+        Map<String, String> one = minimal();
+        one.put("nodes", "n1");
+        one.put("node-key", KEY);
+        AgentServiceSettings s = of(one);
+        assertThat(s.agentSettings("n1").keys().signer("n1")).isPresent();
+        assertThat(s.reporterSettings("n1").keys().signer("n1")).isPresent();
+        assertThat(s.settings().toString()).doesNotContain(KEY);
+
+        Map<String, String> two = minimal();
+        two.put("node-key", KEY);
+        assertThatThrownBy(() -> of(two)).isInstanceOf(SettingsException.class)
+                .hasMessageStartingWith("node-key: ").hasMessageContaining("node-keys-file");
+        one.put("node-key", "c2hvcnQ=");
+        assertThatThrownBy(() -> of(one)).isInstanceOf(SettingsException.class).hasMessageContaining("at least 32 bytes");
+    }
+
+    @Test
+    void aKeysFileMustHoldAKeyForEveryHostedNode(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        Path file = dir.resolve("keys");
+        java.nio.file.Files.writeString(file, "n1=" + KEY + "\n");
+        Map<String, String> m = minimal();
+        m.put("node-keys-file", file.toString());
+        assertThatThrownBy(() -> of(m)).isInstanceOf(SettingsException.class)
+                .hasMessageStartingWith("node-keys-file: ").hasMessageContaining("no key for hosted node n2");
+        java.nio.file.Files.writeString(file, "n1=" + KEY + "\nn2=" + KEY + "\n");
+        assertThat(of(m).agentSettings("n2").keys().signer("n2")).isPresent();
+    }
 }

@@ -93,4 +93,30 @@ class StateFileTest {
         assertThatThrownBy(() -> new StateFile(file).load("n2"))
                 .isInstanceOf(StateFileException.class).hasMessageContaining("belongs to node n1");
     }
+
+    @Test
+    void epochsAndFinishingTimesSurviveARestart() {
+        Path file = dir.resolve("agent.state");
+        TreeMap<String, MigrationRecord> m = new TreeMap<>();
+        m.put("m1", new MigrationRecord("m1", "c1", 7, "n1", "n2", Role.SOURCE, Stage.CLEANED, 0, 0, "", 41, 42, 1_700_000_000_000L));
+        m.put("m2", new MigrationRecord("m2", "c1", 8, "n1", "n2", Role.SOURCE, Stage.PREPARED, 0, 0, "", 43, -1, -1));
+        AgentState state = new AgentState("n1", 3, 1.0, m);
+        new StateFile(file).save(state);
+        assertThat(new StateFile(file).load("n1")).isEqualTo(state);
+    }
+
+    @Test
+    void aVersionOneFileIsReadWithEpochsAndFinishingTimesUnknown() throws Exception {
+        Path file = dir.resolve("agent.state");
+        String body = "skewguard-agent-state 1\nnode n1\nweight 12 1.5\n"
+                + "migration m1 c1 7 n2 n1 TARGET COMMITTED 100 1000 m1%2FCOPY%2Fn1\n";
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(body.getBytes(StandardCharsets.UTF_8));
+        Files.writeString(file, body + "end 1 " + Long.toHexString(crc.getValue()) + "\n");
+
+        AgentState loaded = new StateFile(file).load("n1");
+        assertThat(loaded.migration("m1")).isEqualTo(
+                new MigrationRecord("m1", "c1", 7, "n2", "n1", Role.TARGET, Stage.COMMITTED, 100, 1000, "m1/COPY/n1"));
+        assertThat(loaded.migration("m1").routingEpoch()).isEqualTo(MigrationRecord.UNKNOWN);
+    }
 }
