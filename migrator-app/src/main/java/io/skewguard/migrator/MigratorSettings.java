@@ -13,6 +13,7 @@ import io.skewguard.runtime.settings.Settings;
 import io.skewguard.runtime.settings.SettingsException;
 import io.skewguard.runtime.settings.SettingsModel;
 import io.skewguard.runtime.settings.Validator;
+import io.skewguard.runtime.state.StateLimits;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -152,6 +153,12 @@ public record MigratorSettings(
                             .validatedBy(Validator.of("0 (off) or at least 1", v -> (Double) v == 0 || (Double) v >= 1)),
                     Setting.duration(MAINTENANCE_HOLD, "5m", "How long the CV must stay above the maintenance level.")
                             .validatedBy(Validator.notNegative()),
+                    CommonSettings.maxClusters(),
+                    CommonSettings.maxNodesPerCluster(),
+                    CommonSettings.nodeExpiry("1d",
+                            "A node without a capacity report for this long is removed from the migrator's stores "
+                                    + "(never while a running batch moves a shard to or from it), and a cluster left "
+                                    + "without nodes is removed with its slot table."),
                     CommonSettings.healthPort(),
                     CommonSettings.healthHost(),
                     CommonSettings.createTopics())
@@ -250,6 +257,11 @@ public record MigratorSettings(
 
     public AdaptiveRateLimiter rateLimiter() {
         return new AdaptiveRateLimiter(maxBytesPerSec, lowLoad, highLoad, budgetFloor, peakHalfLife.toMillis());
+    }
+
+    /** How many clusters and nodes the stores hold, and when a silent node is forgotten. */
+    public StateLimits limits() {
+        return StateLimits.from(settings);
     }
 
     public ColdestFirstPlanner planner() {
