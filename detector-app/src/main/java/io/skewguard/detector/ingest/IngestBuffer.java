@@ -4,6 +4,7 @@ import io.skewguard.detector.policy.BucketHeat;
 import io.skewguard.detector.policy.InputCheck;
 import io.skewguard.detector.policy.NodeCapacity;
 import io.skewguard.detector.stream.PartialHeat;
+import io.skewguard.runtime.state.StateLimits;
 import io.skewguard.schemas.CapacityEvent;
 import io.skewguard.schemas.DeadLetter;
 import io.skewguard.schemas.ShardUsage;
@@ -58,12 +59,24 @@ public final class IngestBuffer {
     private final InputCheck check;
     private final long tickMs;
     private final Sink sink;
+    private final StateLimits limits;
     private final Map<String, ClusterBuffer> buffers = new LinkedHashMap<>();
     private ClusterBuffer lastBuffer;
 
     public IngestBuffer(String writesTopic, String capacityTopic,
             Deserializer<WriteEvent> writes, Deserializer<CapacityEvent> capacities,
             InputCheck check, long tickMs, Sink sink) {
+        this(writesTopic, capacityTopic, writes, capacities, check, tickMs, sink, StateLimits.UNBOUNDED);
+    }
+
+    /**
+     * @param limits most clusters this buffer keeps, most nodes of each (a record that would add one
+     *     more is dead-lettered as {@code over-capacity}), and when a silent node stops counting
+     */
+    public IngestBuffer(String writesTopic, String capacityTopic,
+            Deserializer<WriteEvent> writes, Deserializer<CapacityEvent> capacities,
+            InputCheck check, long tickMs, Sink sink, StateLimits limits) {
+        this.limits = limits;
         this.writesTopic = writesTopic;
         this.capacityTopic = capacityTopic;
         this.writes = writes;
@@ -82,7 +95,9 @@ public final class IngestBuffer {
         if (topic.equals(writesTopic)) {
             WriteEvent e = decode(writes, topic, partition, offset, key, value, timestamp, headers);
             if (e != null) {
-                String bad = check.check(e).or(() -> admit(e.getCluster(), e.getEventTime().toEpochMilli())).orElse(null);
+                String bad = check.check(e)
+                        .or(() -> fits(e.getCluster(), e.getNode(), e.getEventTime().toEpochMilli()))
+                        .or(() -> admit(e.getCluster(), e.getEventTime().toEpochMilli())).orElse(null);
                 if (bad == null) {
                     buffer(e.getCluster()).addWrite(e);
                 } else {
@@ -92,7 +107,9 @@ public final class IngestBuffer {
         } else if (topic.equals(capacityTopic)) {
             CapacityEvent e = decode(capacities, topic, partition, offset, key, value, timestamp, headers);
             if (e != null) {
-                String bad = check.check(e).or(() -> admit(e.getCluster(), e.getEventTime().toEpochMilli())).orElse(null);
+                String bad = check.check(e)
+                        .or(() -> fits(e.getCluster(), e.getNode(), e.getEventTime().toEpochMilli()))
+                        .or(() -> admit(e.getCluster(), e.getEventTime().toEpochMilli())).orElse(null);
                 if (bad == null) {
                     buffer(e.getCluster()).addCapacity(e);
                 } else {
@@ -157,6 +174,40 @@ public final class IngestBuffer {
     }
 
     /**
+     * The over-capacity reason when the event's cluster is new and {@code max-clusters} are held, or
+     * its node is new and its cluster holds {@code max-nodes-per-cluster} nodes that sent something
+     * within {@code node-expiry} of the cluster's stream time (nodes silent longer are forgotten
+     * first); else notes the node as seen at {@code time}.
+     */
+    private Optional<String> fits(String cluster, String node, long time) {
+        ClusterBuffer b = buffers.get(cluster);
+        if (b == null) {
+            Optional<String> over = limits.overClusters(cluster, buffers.size());
+            if (over.isPresent()) {
+                return over;
+            }
+            b = buffer(cluster);
+        }
+        Long seen = b.nodes.get(node);
+        if (seen == null && b.nodes.size() >= limits.maxNodesPerCluster()) {
+            long now = b.watermark;
+            int before = b.nodes.size();
+            b.nodes.values().removeIf(last -> limits.expired(last, now));
+            if (b.nodes.size() < before) {
+                LOG.info("cluster {}: forgot {} node(s) silent for {}", cluster, before - b.nodes.size(), limits.nodeExpiry());
+            }
+            Optional<String> over = limits.overNodes(cluster, node, b.nodes.size());
+            if (over.isPresent()) {
+                return over;
+            }
+        }
+        if (seen == null || seen < time) {
+            b.nodes.put(node, time);
+        }
+        return Optional.empty();
+    }
+
+    /**
      * Checks an event's time against its cluster's stream time; when on time, advances the stream
      * time and, if the event opens a newer bucket, flushes the cluster's buffer first.
      *
@@ -196,6 +247,8 @@ public final class IngestBuffer {
         long maxEventTime = Long.MIN_VALUE;
         final TreeMap<Long, BucketBuffer> buckets = new TreeMap<>();
         final Map<String, NodeCapacity> capacity = new LinkedHashMap<>();
+        /** Nodes of the cluster this buffer has accepted records of, with their latest event time. */
+        final Map<String, Long> nodes = new HashMap<>();
         long lastBucket;
         BucketBuffer lastBucketBuffer;
 

@@ -1,5 +1,6 @@
 package io.skewguard.detector.policy;
 
+import io.skewguard.runtime.state.StateLimits;
 import io.skewguard.schemas.CapacityEvent;
 import io.skewguard.schemas.ShardUsage;
 import io.skewguard.schemas.WriteEvent;
@@ -84,6 +85,10 @@ public record InputCheck(long graceMs, long maxFutureMs, int maxSlots, Set<Strin
         }
         if (node == null || node.isBlank()) {
             return Optional.of("missing node id");
+        }
+        Optional<String> invalid = StateLimits.checkId("cluster", cluster).or(() -> StateLimits.checkId("node", node));
+        if (invalid.isPresent()) {
+            return invalid;
         }
         if (!clusters.isEmpty() && !clusters.contains(cluster)) {
             return Optional.of("unknown cluster " + cluster);
