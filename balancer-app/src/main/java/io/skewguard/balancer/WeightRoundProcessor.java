@@ -218,9 +218,21 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
         if (newCluster) {
             clusterCount++;
         }
-        seen.put(clusterKey, Math.max(time, Objects.requireNonNullElse(seen.get(clusterKey), Long.MIN_VALUE)));
+        note(clusterKey, time);
         for (String node : nodes) {
-            seen.put(seenKey(cluster, node), time);
+            note(seenKey(cluster, node), time);
+        }
+    }
+
+    /**
+     * Stores {@code time} as last seen unless the stored time is less than 1/24 of node-expiry older:
+     * expiry is that much less exact, and a report writes its nodes' rows (and changelog records)
+     * about 24 times per node-expiry instead of every tick.
+     */
+    private void note(String key, long time) {
+        Long last = seen.get(key);
+        if (last == null || last < time - limits.nodeExpiryMs() / 24) {
+            seen.put(key, time);
         }
     }
 
