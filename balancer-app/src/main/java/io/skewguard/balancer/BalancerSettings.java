@@ -4,6 +4,7 @@ import io.skewguard.balancer.policy.ControllerSettings;
 import io.skewguard.runtime.settings.ClientType;
 import io.skewguard.runtime.streams.PoisonPills;
 import io.skewguard.runtime.settings.CommonSettings;
+import io.skewguard.runtime.state.StateLimits;
 import io.skewguard.runtime.settings.Setting;
 import io.skewguard.runtime.settings.Settings;
 import io.skewguard.runtime.settings.SettingsException;
@@ -92,6 +93,11 @@ public record BalancerSettings(
                             .validatedBy(Validator.of("-1 (the broker's default) or at least 1",
                                     v -> (Integer) v == -1 || (Integer) v >= 1))
                             .mapsTo("replication.factor", v -> v.toString()),
+                    CommonSettings.maxClusters(),
+                    CommonSettings.maxNodesPerCluster(),
+                    CommonSettings.nodeExpiry("1d",
+                            "A node absent from its cluster's reports for this long (stream time) loses its weight and "
+                                    + "controller memory; a cluster without reports for this long is forgotten."),
                     CommonSettings.healthPort(),
                     CommonSettings.healthHost(),
                     CommonSettings.createTopics(),
@@ -154,6 +160,11 @@ public record BalancerSettings(
      */
     public static BalancerSettings of(Map<String, String> values) {
         return from(MODEL.with(values));
+    }
+
+    /** How many clusters and nodes the controller state holds, and when a silent node is forgotten. */
+    public StateLimits limits() {
+        return StateLimits.from(settings);
     }
 
     /** The topic names under this prefix. */

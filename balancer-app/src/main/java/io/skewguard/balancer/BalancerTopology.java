@@ -26,6 +26,12 @@ public final class BalancerTopology {
     /** Name of the per-cluster {@code ControllerState} store (and of its changelog topic's suffix). */
     public static final String STATE_STORE = "balancer-controller-state";
 
+    /**
+     * Name of the store of when each cluster and node was last in a record: key {@code cluster} NUL
+     * {@code node} (an empty node for the cluster itself), value the record's timestamp.
+     */
+    public static final String SEEN_STORE = "balancer-last-seen";
+
     private BalancerTopology() {}
 
     /** The topology with SkewGuard's {@link WeightController}. */
@@ -57,6 +63,9 @@ public final class BalancerTopology {
         topology.addStateStore(
                 Stores.keyValueStoreBuilder(
                         stores.apply(STATE_STORE), Serdes.String(), new ControllerStateSerde()),
+                "weight-rounds");
+        topology.addStateStore(
+                Stores.keyValueStoreBuilder(stores.apply(SEEN_STORE), Serdes.String(), Serdes.Long()),
                 "weight-rounds");
         topology.addSink(WeightRoundProcessor.COMMANDS_SINK, topics.weightCommands(), bytesOut, bytesOut,
                 "weight-rounds");

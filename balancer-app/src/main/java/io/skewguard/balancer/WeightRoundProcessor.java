@@ -16,7 +16,21 @@ import io.skewguard.schemas.Topics;
 import io.skewguard.schemas.WeightCommand;
 import io.skewguard.schemas.serde.SchemaRegistrySerde;
 import java.nio.charset.StandardCharsets;
+import io.skewguard.runtime.state.StateLimits;
+import io.skewguard.balancer.policy.NodeLoad;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -47,6 +61,8 @@ import org.slf4j.LoggerFactory;
 final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], byte[]> {
 
     private static final Logger LOG = LoggerFactory.getLogger(WeightRoundProcessor.class);
+    /** Joins cluster and node in the seen store's keys; {@link StateLimits#checkId} refuses ids holding it. */
+    private static final char SEP = '\u0000';
 
     static final String COMMANDS_SINK = "weight-commands-sink";
     static final String WEIGHTS_SINK = "node-weights-sink";
@@ -56,6 +72,9 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
     private final Map<String, Object> serdeConfig;
     private final WeightPolicy policy;
     private final ReportReader reader;
+    private final StateLimits limits;
+    private KeyValueStore<String, Long> seen;
+    private long clusterCount = -1; // clusters in the seen store; counted on first need
 
     private ProcessorContext<byte[], byte[]> context;
     private KeyValueStore<String, ControllerState> store;
@@ -70,12 +89,18 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
         this.serdeConfig = settings.serdeConfig();
         this.policy = policy;
         this.reader = new ReportReader(settings.clusters(), settings.futureSkew());
+        this.limits = settings.limits();
     }
 
     @Override
     public void init(ProcessorContext<byte[], byte[]> context) {
         this.context = context;
         this.store = context.getStateStore(BalancerTopology.STATE_STORE);
+        this.seen = context.getStateStore(BalancerTopology.SEEN_STORE);
+        this.clusterCount = -1;
+        Duration sweep = limits.nodeExpiry().dividedBy(4);
+        context.schedule(sweep.compareTo(Duration.ofHours(1)) > 0 ? Duration.ofHours(1) : sweep,
+                PunctuationType.STREAM_TIME, this::expire);
         this.reports = SchemaRegistrySerde.of(SkewReport.class, serdeConfig, false);
         this.alerts = SchemaRegistrySerde.of(SkewAlert.class, serdeConfig, false);
         this.commands = SchemaRegistrySerde.of(WeightCommand.class, serdeConfig, false);
@@ -95,7 +120,7 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
             if (source.topic().equals(topics.reports())) {
                 onReport(key, decode(reports, source.topic(), record), record.timestamp());
             } else if (source.topic().equals(topics.alerts())) {
-                onAlert(key, decode(alerts, source.topic(), record));
+                onAlert(key, decode(alerts, source.topic(), record), record.timestamp());
             } else {
                 throw new IllegalStateException("balancer does not read topic " + source.topic());
             }
@@ -118,8 +143,9 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
         }
     }
 
-    private void onAlert(String key, SkewAlert alert) throws RejectedInput {
+    private void onAlert(String key, SkewAlert alert, long timestamp) throws RejectedInput {
         reader.checkAlert(key, alert, context.currentSystemTimeMs());
+        admit(alert.getCluster(), List.of(), timestamp);
         if (alert.getKind() != AlertKind.HEAT) {
             return; // capacity skew is the migrator's
         }
@@ -143,6 +169,7 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
     private void onReport(String key, SkewReport report, long timestamp) throws RejectedInput {
         LoadSnapshot snapshot = reader.snapshot(key, report, context.currentSystemTimeMs());
         String cluster = snapshot.cluster();
+        admit(cluster, snapshot.nodes().stream().map(NodeLoad::node).toList(), timestamp);
         ControllerState before = stateOf(cluster);
         Round round = policy.onReport(before, snapshot);
         if (!round.state().equals(before)) {
@@ -152,6 +179,143 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
         if (round.outcome().opensEpoch()) {
             publish(cluster, round, timestamp);
         }
+    }
+
+    /**
+     * Refuses a record that names a cluster past {@code max-clusters} or would bring its cluster
+     * past {@code max-nodes-per-cluster}, or an invalid id; else notes that the cluster and the
+     * named nodes were seen at {@code time} (the record's timestamp: stream time).
+     */
+    private void admit(String cluster, List<String> nodes, long time) throws RejectedInput {
+        Optional<String> invalid = StateLimits.checkId("cluster", cluster);
+        for (String node : nodes) {
+            invalid = invalid.or(() -> StateLimits.checkId("node", node));
+        }
+        if (invalid.isPresent()) {
+            throw new RejectedInput(invalid.get());
+        }
+        String clusterKey = seenKey(cluster, "");
+        boolean newCluster = seen.get(clusterKey) == null;
+        if (newCluster) {
+            Optional<String> over = limits.overClusters(cluster, clusterCount());
+            if (over.isPresent()) {
+                throw new RejectedInput(over.get());
+            }
+        }
+        List<String> fresh = new ArrayList<>();
+        for (String node : nodes) {
+            if (seen.get(seenKey(cluster, node)) == null) {
+                fresh.add(node);
+            }
+        }
+        if (!fresh.isEmpty()) {
+            long held = nodesSeen(cluster);
+            // the first new node that would not fit
+            int first = (int) Math.max(0, Math.min(fresh.size() - 1, limits.maxNodesPerCluster() - held));
+            Optional<String> over = limits.overNodes(cluster, fresh.get(first), held + first);
+            if (over.isPresent()) {
+                throw new RejectedInput(over.get() + " (the record names " + fresh.size() + " new node(s))");
+            }
+        }
+        if (newCluster) {
+            clusterCount++;
+        }
+        note(clusterKey, time);
+        for (String node : nodes) {
+            note(seenKey(cluster, node), time);
+        }
+    }
+
+    /**
+     * Stores {@code time} as last seen unless the stored time is less than 1/24 of node-expiry older:
+     * expiry is that much less exact, and a report writes its nodes' rows (and changelog records)
+     * about 24 times per node-expiry instead of every tick.
+     */
+    private void note(String key, long time) {
+        Long last = seen.get(key);
+        if (last == null || last < time - limits.nodeExpiryMs() / 24) {
+            seen.put(key, time);
+        }
+    }
+
+    private long clusterCount() {
+        if (clusterCount < 0) {
+            clusterCount = 0;
+            try (KeyValueIterator<String, Long> it = seen.all()) {
+                while (it.hasNext()) {
+                    if (it.next().key.endsWith(String.valueOf(SEP))) {
+                        clusterCount++;
+                    }
+                }
+            }
+        }
+        return clusterCount;
+    }
+
+    private long nodesSeen(String cluster) {
+        long n = 0;
+        try (KeyValueIterator<String, Long> it = seen.prefixScan(seenKey(cluster, ""), new StringSerializer())) {
+            while (it.hasNext()) {
+                n++;
+                it.next();
+            }
+        }
+        return n - 1; // the cluster's own row
+    }
+
+    /**
+     * On stream time (the records' timestamps: the reports' window ends): drops the controller
+     * memory of nodes no report named for {@code node-expiry}, and forgets clusters without any
+     * record for that long. Stream time, not the wall clock, so that a balancer catching up on a
+     * backlog does not forget nodes whose newer reports it has not read yet.
+     */
+    private void expire(long streamTime) {
+        Map<String, Set<String>> goneNodes = new HashMap<>();
+        Set<String> goneClusters = new HashSet<>();
+        List<String> expiredKeys = new ArrayList<>();
+        try (KeyValueIterator<String, Long> it = seen.all()) {
+            while (it.hasNext()) {
+                KeyValue<String, Long> kv = it.next();
+                if (limits.expired(kv.value, streamTime)) {
+                    int at = kv.key.indexOf(SEP);
+                    String cluster = kv.key.substring(0, at);
+                    String node = kv.key.substring(at + 1);
+                    expiredKeys.add(kv.key);
+                    if (node.isEmpty()) {
+                        goneClusters.add(cluster);
+                    } else {
+                        goneNodes.computeIfAbsent(cluster, c -> new TreeSet<>()).add(node);
+                    }
+                }
+            }
+        }
+        expiredKeys.forEach(seen::delete);
+        goneNodes.forEach((cluster, nodes) -> {
+            ControllerState state = store.get(cluster);
+            if (state != null && !goneClusters.contains(cluster)) {
+                store.put(cluster, state.without(nodes));
+            }
+            LOG.info("cluster {}: node(s) {} in no report for {}; their weights and controller memory are dropped",
+                    cluster, nodes, limits.nodeExpiry());
+        });
+        for (String cluster : goneClusters) {
+            List<String> rows = new ArrayList<>();
+            try (KeyValueIterator<String, Long> it = seen.prefixScan(seenKey(cluster, ""), new StringSerializer())) {
+                while (it.hasNext()) {
+                    rows.add(it.next().key);
+                }
+            }
+            rows.forEach(seen::delete);
+            store.delete(cluster);
+            if (clusterCount > 0) {
+                clusterCount--;
+            }
+            LOG.info("cluster {}: no report or alert for {}; its controller state is dropped", cluster, limits.nodeExpiry());
+        }
+    }
+
+    private static String seenKey(String cluster, String node) {
+        return cluster + SEP + node;
     }
 
     private void publish(String cluster, Round round, long timestamp) {

@@ -44,10 +44,16 @@ final class BalancerHarness implements AutoCloseable {
     private final TestOutputTopic<byte[], byte[]> dlqOut;
 
     BalancerHarness(String clusters) {
-        settings = BalancerSettings.of(Map.of(
+        this(Map.of("clusters", clusters));
+    }
+
+    /** With {@code overrides} on top of the test's registry and state directory. */
+    BalancerHarness(Map<String, String> overrides) {
+        Map<String, String> values = new java.util.HashMap<>(Map.of(
                 "schema.registry.url", "mock://" + scope,
-                "clusters", clusters,
                 "state.dir", "target/balancer-state/" + scope));
+        values.putAll(overrides);
+        settings = BalancerSettings.of(values);
         topics = settings.topics();
         driver = new TopologyTestDriver(BalancerTopology.build(settings), settings.streamsProperties());
         Map<String, Object> serde = settings.serdeConfig();
@@ -140,6 +146,22 @@ final class BalancerHarness implements AutoCloseable {
 
     List<TestRecord<byte[], byte[]>> deadLetters() {
         return dlqOut.readRecordsToList();
+    }
+
+    /** Number of entries in the state store {@code name}. */
+    int storeSize(String name) {
+        int n = 0;
+        try (var it = driver.getKeyValueStore(name).all()) {
+            while (it.hasNext()) {
+                it.next();
+                n++;
+            }
+        }
+        return n;
+    }
+
+    <V> V stored(String store, String key) {
+        return driver.<String, V>getKeyValueStore(store).get(key);
     }
 
     @Override

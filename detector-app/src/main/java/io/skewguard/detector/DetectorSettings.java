@@ -2,6 +2,7 @@ package io.skewguard.detector;
 
 import io.skewguard.detector.policy.DetectionParameters;
 import io.skewguard.detector.policy.InputCheck;
+import io.skewguard.runtime.state.StateLimits;
 import io.skewguard.runtime.settings.ClientType;
 import io.skewguard.runtime.streams.PoisonPills;
 import io.skewguard.runtime.settings.CommonSettings;
@@ -119,8 +120,11 @@ public record DetectorSettings(
                     Setting.number(CAPACITY_THRESHOLD, 0.25, "Capacity CV alert threshold.").validatedBy(Validator.atLeast(0)),
                     Setting.number(HYSTERESIS, 0.10, "A CONFIRMED alert clears below threshold x (1 - hysteresis).")
                             .validatedBy(Validator.inRange(0, 1)),
-                    Setting.duration(NODE_EXPIRY, "10m", "A node without heat is forgotten this long after its last capacity report.")
+                    Setting.duration(NODE_EXPIRY, "10m", "A node without heat is forgotten this long after its last "
+                                    + "capacity report: left out of the reports and removed from the detector's state.")
                             .validatedBy(Validator.notNegative()),
+                    CommonSettings.maxClusters(),
+                    CommonSettings.maxNodesPerCluster(),
                     Setting.duration(FLUSH_INTERVAL, "1s", "Wall-clock interval at which the ingest stage hands its buffers on.")
                             .validatedBy(Validator.positive()),
                     Setting.integer(TOP_SLOTS, 10, "Hottest slots listed per report.").validatedBy(Validator.atLeast(0)),
@@ -226,6 +230,12 @@ public record DetectorSettings(
     public DetectionParameters detection() {
         return new DetectionParameters(tick.toMillis(), window.toMillis(), grace.toMillis(), cooldown.toMillis(),
                 heatThreshold, capacityThreshold, hysteresis, nodeExpiry.toMillis(), topSlots);
+    }
+
+    /** Caps of the ingest stage's per-cluster state; node expiry as {@code node-expiry} (at least 1 ms). */
+    public StateLimits limits() {
+        return new StateLimits(settings.integer(CommonSettings.MAX_CLUSTERS), settings.integer(CommonSettings.MAX_NODES_PER_CLUSTER),
+                nodeExpiry.isZero() ? java.time.Duration.ofMillis(1) : nodeExpiry);
     }
 
     public InputCheck inputCheck() {

@@ -23,10 +23,16 @@ import io.skewguard.schemas.SlotAssignment;
 import io.skewguard.schemas.StepResult;
 import java.time.Duration;
 import java.time.Instant;
+import io.skewguard.runtime.state.StateLimits;
+import io.skewguard.schemas.DeadLetter;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.common.header.Header;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.kafka.common.metrics.Sensor;
@@ -46,9 +52,18 @@ import org.slf4j.LoggerFactory;
  * {@link RepairState}, hands it the input, saves the result and carries out the effects (slot-table
  * rows, commands, repair status) — all inside one exactly-once transaction per input.
  *
- * <p>Stores: {@code repair} (cluster → state), {@code capacity} (cluster/node → latest
+ * <p>Stores: {@code repair} (cluster → state), {@code capacity} (cluster, node → latest
  * CapacityEvent), {@code reports} (cluster → latest SkewReport), {@code slot-table}
- * (cluster/slot → SlotAssignment, the table this app writes).
+ * (cluster, slot → SlotAssignment, the table this app writes). Keys of the last two join the
+ * cluster and the rest with {@link #SEP}, which no id may hold, so that the prefix scan of cluster
+ * {@code a} never sees cluster {@code a/b}.
+ *
+ * <p>Bounds ({@link StateLimits}): a record that would add a cluster past {@code max-clusters} or a
+ * node past {@code max-nodes-per-cluster} is dead-lettered ({@code over-capacity}); a node without a
+ * capacity report for {@code node-expiry} is removed by a wall-clock sweep (the clock every other
+ * decision of the coordinator runs on; capacity event times are the agents' clocks), unless a
+ * running batch moves a shard to or from it; a cluster left without nodes and batch is removed
+ * from every store and its slot-table rows are deleted (tombstones).
  */
 final class CoordinatorProcessor implements Processor<String, MigratorInput, String, MigratorOutput> {
 
@@ -61,9 +76,14 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     static final String MIGRATOR_NODE = "migrator";
 
     private static final Logger LOG = LoggerFactory.getLogger(CoordinatorProcessor.class);
+    /** Joins the cluster and the rest of a store key; {@link StateLimits#checkId} refuses ids holding it. */
+    static final char SEP = '\u0000';
 
     private final MigratorSettings settings;
     private final RepairCoordinator coordinator;
+    private final MigratorSerdes serdes;
+    private final StateLimits limits;
+    private long clusterCount = -1; // of the repair store; counted on first need
     private ProcessorContext<String, MigratorOutput> context;
     private KeyValueStore<String, RepairState> repairs;
     private KeyValueStore<String, CapacityEvent> capacity;
@@ -74,9 +94,12 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     private Sensor aborted;
     private Sensor switchStep;
     private Sensor stoppedEarly;
+    private Sensor deadLetters;
 
-    CoordinatorProcessor(MigratorSettings settings) {
+    CoordinatorProcessor(MigratorSettings settings, MigratorSerdes serdes) {
         this.settings = settings;
+        this.serdes = serdes;
+        this.limits = settings.limits();
         this.coordinator = new RepairCoordinator(settings.planner(),
                 new io.skewguard.migrator.policy.BatchStateMachine(settings.timeouts()), settings.rateLimiter(), settings.maxParallel(),
                 settings.maxConsecutiveAborts(), settings.maintenanceFactor(),
@@ -95,7 +118,13 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         this.aborted = MigratorMetrics.aborted(context);
         this.switchStep = MigratorMetrics.switchStep(context);
         this.stoppedEarly = MigratorMetrics.stoppedEarly(context);
+        this.deadLetters = MigratorMetrics.deadLetters(context);
+        this.clusterCount = -1;
+        rekeyOldRows();
         context.schedule(settings.tickInterval(), PunctuationType.WALL_CLOCK_TIME, this::tick);
+        Duration sweep = settings.limits().nodeExpiry().dividedBy(4);
+        context.schedule(sweep.compareTo(Duration.ofHours(1)) > 0 ? Duration.ofHours(1) : sweep,
+                PunctuationType.WALL_CLOCK_TIME, this::expire);
     }
 
     @Override
@@ -117,18 +146,28 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             if (alert.getKind() != AlertKind.CAPACITY || alert.getState() != AlertState.CONFIRMED) {
                 return; // CLEARED does not stop a repair: it runs to the target CV
             }
+            if (refusedAsNewCluster(record, cluster)) {
+                return;
+            }
             result = coordinator.onCapacityConfirmed(state, alert.getValue(), now, view);
         } else if (input instanceof MigratorInput.Report r) {
             SkewReport report = r.value();
+            if (refusedAsNewCluster(record, cluster)) {
+                return;
+            }
             reports.put(cluster, report);
             double seconds = Duration.between(report.getWindowStart(), report.getWindowEnd()).toMillis() / 1000.0;
             result = coordinator.onReport(state, report.getTotalWriteBytes() / seconds, report.getCapacityCv(),
                     report.getWindowEnd().toEpochMilli(), now, view);
             budget.record(result.state().budgetBytesPerSec());
         } else if (input instanceof MigratorInput.Capacity c) {
+            if (refusedAsNewCluster(record, cluster) || refusedAsNewNode(record, c.value())) {
+                return;
+            }
             keepLatest(c.value());
             if (repairs.get(cluster) == null) {
                 repairs.put(cluster, state); // a known cluster from now on
+                clusterCount++;
             }
             return;
         } else if (input instanceof MigratorInput.Status s) {
@@ -155,6 +194,166 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         }
         for (String cluster : running) {
             apply(coordinator.onTick(repairs.get(cluster), now, () -> view(cluster, now)), now);
+        }
+    }
+
+    /** Dead-letters {@code record} when its cluster is new and the task keeps {@code max-clusters} already. */
+    private boolean refusedAsNewCluster(Record<String, MigratorInput> record, String cluster) {
+        if (repairs.get(cluster) != null) {
+            return false;
+        }
+        if (clusterCount < 0) {
+            clusterCount = 0;
+            try (KeyValueIterator<String, RepairState> it = repairs.all()) {
+                while (it.hasNext()) {
+                    it.next();
+                    clusterCount++;
+                }
+            }
+        }
+        return limits.overClusters(cluster, clusterCount).map(reason -> refuse(record, reason)).orElse(false);
+    }
+
+    /** Dead-letters a capacity report of a new node when its cluster has {@code max-nodes-per-cluster} already. */
+    private boolean refusedAsNewNode(Record<String, MigratorInput> record, CapacityEvent event) {
+        if (capacity.get(storeKey(event.getCluster(), event.getNode())) != null) {
+            return false;
+        }
+        long held = 0;
+        try (KeyValueIterator<String, CapacityEvent> it = capacity.prefixScan(clusterPrefix(event.getCluster()), new StringSerializer())) {
+            while (it.hasNext()) {
+                it.next();
+                held++;
+            }
+        }
+        return limits.overNodes(event.getCluster(), event.getNode(), held).map(reason -> refuse(record, reason)).orElse(false);
+    }
+
+    private boolean refuse(Record<String, MigratorInput> record, String reason) {
+        String topic = header(record, DeadLetter.SOURCE_TOPIC, "?");
+        int partition = Integer.parseInt(header(record, DeadLetter.SOURCE_PARTITION, "-1"));
+        long offset = Long.parseLong(header(record, DeadLetter.SOURCE_OFFSET, "-1"));
+        LOG.warn("dead-lettering {}-{}@{}: {}", topic, partition, offset, reason);
+        deadLetters.record();
+        MigratorInput input = record.value();
+        byte[] value;
+        if (input instanceof MigratorInput.Capacity c) {
+            value = serdes.capacity().serializer().serialize(topic, c.value());
+        } else if (input instanceof MigratorInput.Report r) {
+            value = serdes.report().serializer().serialize(topic, r.value());
+        } else if (input instanceof MigratorInput.Alert a) {
+            value = serdes.alert().serializer().serialize(topic, a.value());
+        } else {
+            value = serdes.status().serializer().serialize(topic, ((MigratorInput.Status) input).value());
+        }
+        context.forward(new Record<>(input.cluster(), new MigratorOutput.Refused(value,
+                DeadLetter.headers(topic, partition, offset, reason)), record.timestamp()));
+        return true;
+    }
+
+    private static String header(Record<?, ?> record, String name, String otherwise) {
+        Header h = record.headers().lastHeader(name);
+        return h == null || h.value() == null ? otherwise : new String(h.value(), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Removes nodes without a capacity report for {@code node-expiry} (by the wall clock) from the
+     * capacity store and the committed moves still waiting for their reports, except nodes a
+     * running batch moves a shard to or from (the batch runs to its end, commit or abort, on its own
+     * timeouts); then clusters left without nodes and without a batch, from every store.
+     */
+    private void expire(long now) {
+        List<String> clusters = new ArrayList<>();
+        try (KeyValueIterator<String, RepairState> it = repairs.all()) {
+            while (it.hasNext()) {
+                clusters.add(it.next().key);
+            }
+        }
+        for (String cluster : clusters) {
+            RepairState state = repairs.get(cluster);
+            Set<String> busy = new HashSet<>();
+            if (state.batch() != null) {
+                for (Migration m : state.batch().migrations()) {
+                    busy.add(m.source());
+                    busy.add(m.target());
+                }
+            }
+            Set<String> gone = new HashSet<>();
+            int left = 0;
+            try (KeyValueIterator<String, CapacityEvent> it = capacity.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
+                while (it.hasNext()) {
+                    CapacityEvent e = it.next().value;
+                    if (limits.expired(e.getEventTime().toEpochMilli(), now) && !busy.contains(e.getNode())) {
+                        gone.add(e.getNode());
+                    } else {
+                        left++;
+                    }
+                }
+            }
+            for (String node : gone) {
+                capacity.delete(storeKey(cluster, node));
+                LOG.info("{}: node {} sent no capacity report for {}; removed from the migrator's state",
+                        cluster, node, limits.nodeExpiry());
+            }
+            if (left == 0 && state.batch() == null) {
+                removeCluster(cluster, now);
+            } else if (!gone.isEmpty()) {
+                repairs.put(cluster, state.withoutMovesOf(gone));
+            }
+        }
+    }
+
+    private void removeCluster(String cluster, long now) {
+        List<String> rows = new ArrayList<>();
+        try (KeyValueIterator<String, SlotAssignment> it = slots.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
+            while (it.hasNext()) {
+                KeyValue<String, SlotAssignment> kv = it.next();
+                rows.add(kv.key);
+                context.forward(new Record<>(slotKey(cluster, kv.value.getSlot()), new MigratorOutput.Assignment(null), now));
+            }
+        }
+        rows.forEach(slots::delete);
+        reports.delete(cluster);
+        repairs.delete(cluster);
+        if (clusterCount > 0) {
+            clusterCount--;
+        }
+        LOG.info("{}: no node left; cluster removed from the migrator's state ({} slot-table rows deleted)", cluster, rows.size());
+    }
+
+    /**
+     * Moves rows written under the keys of earlier versions ({@code cluster/node}, {@code
+     * cluster/slot}) to the keys of this one, so that no row escapes the prefix scans and the expiry.
+     */
+    private void rekeyOldRows() {
+        Map<String, CapacityEvent> capacityRows = new HashMap<>();
+        try (KeyValueIterator<String, CapacityEvent> it = capacity.all()) {
+            while (it.hasNext()) {
+                KeyValue<String, CapacityEvent> kv = it.next();
+                if (!kv.key.equals(storeKey(kv.value.getCluster(), kv.value.getNode()))) {
+                    capacityRows.put(kv.key, kv.value);
+                }
+            }
+        }
+        capacityRows.forEach((key, event) -> {
+            capacity.delete(key);
+            keepLatest(event);
+        });
+        Map<String, SlotAssignment> slotRows = new HashMap<>();
+        try (KeyValueIterator<String, SlotAssignment> it = slots.all()) {
+            while (it.hasNext()) {
+                KeyValue<String, SlotAssignment> kv = it.next();
+                if (!kv.key.equals(slotStoreKey(kv.value.getCluster(), kv.value.getSlot()))) {
+                    slotRows.put(kv.key, kv.value);
+                }
+            }
+        }
+        slotRows.forEach((key, row) -> {
+            slots.delete(key);
+            slots.put(slotStoreKey(row.getCluster(), row.getSlot()), row);
+        });
+        if (!capacityRows.isEmpty() || !slotRows.isEmpty()) {
+            LOG.info("moved {} capacity and {} slot-table rows to this version's store keys", capacityRows.size(), slotRows.size());
         }
     }
 
@@ -206,6 +405,9 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             }
         }
         RepairState before = repairs.get(state.cluster());
+        if (before == null && clusterCount >= 0) {
+            clusterCount++;
+        }
         if (before != null && before.batchesAborted() < state.batchesAborted()) {
             aborted.record();
         }
@@ -243,9 +445,8 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             change.accept(row);
         }
         row.setUpdatedAt(Instant.ofEpochMilli(now));
-        String key = slotKey(row.getCluster(), row.getSlot());
-        slots.put(key, row);
-        context.forward(new Record<>(key, new MigratorOutput.Assignment(row), now));
+        slots.put(slotStoreKey(row.getCluster(), row.getSlot()), row);
+        context.forward(new Record<>(slotKey(row.getCluster(), row.getSlot()), new MigratorOutput.Assignment(row), now));
     }
 
     private static void clearInFlight(SlotAssignment row) {
@@ -255,7 +456,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     }
 
     private SlotAssignment row(String cluster, int slot) {
-        SlotAssignment row = slots.get(slotKey(cluster, slot));
+        SlotAssignment row = slots.get(slotStoreKey(cluster, slot));
         if (row == null) {
             throw new IllegalStateException("no slot-table row for slot " + slot + " of " + cluster);
         }
@@ -263,7 +464,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     }
 
     private void keepLatest(CapacityEvent event) {
-        String key = event.getCluster() + "/" + event.getNode();
+        String key = storeKey(event.getCluster(), event.getNode());
         CapacityEvent known = capacity.get(key);
         if (known == null || !known.getEventTime().isAfter(event.getEventTime())) {
             capacity.put(key, event);
@@ -273,7 +474,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     /** The cluster's figures for a plan; builds and publishes the slot table from the ring on first need. */
     private ClusterView view(String cluster, long now) {
         List<CapacityReading> readings = new ArrayList<>();
-        try (KeyValueIterator<String, CapacityEvent> it = capacity.prefixScan(cluster + "/", new StringSerializer())) {
+        try (KeyValueIterator<String, CapacityEvent> it = capacity.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
             while (it.hasNext()) {
                 CapacityEvent e = it.next().value;
                 Map<Integer, Long> shards = new HashMap<>();
@@ -287,7 +488,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         SkewReport report = reports.get(cluster);
         long[] heat = report == null ? new long[0] : report.getSlotHeat().stream().mapToLong(Long::longValue).toArray();
         Map<Integer, List<String>> sets = new HashMap<>();
-        try (KeyValueIterator<String, SlotAssignment> it = slots.prefixScan(cluster + "/", new StringSerializer())) {
+        try (KeyValueIterator<String, SlotAssignment> it = slots.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
             while (it.hasNext()) {
                 SlotAssignment row = it.next().value;
                 sets.put(row.getSlot(), List.copyOf(row.getCandidates()));
@@ -313,7 +514,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                     .setCandidates(table.candidateIds(slot))
                     .setUpdatedAt(Instant.ofEpochMilli(now))
                     .build();
-            slots.put(slotKey(cluster, slot), row);
+            slots.put(slotStoreKey(cluster, slot), row);
             context.forward(new Record<>(slotKey(cluster, slot), new MigratorOutput.Assignment(row), now));
             sets.put(slot, List.copyOf(row.getCandidates()));
         }
@@ -322,8 +523,22 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         return sets;
     }
 
+    /** Key of a row in the slot-table topic (a public contract, so unchanged). */
     static String slotKey(String cluster, int slot) {
         return cluster + "/" + slot;
+    }
+
+    /** Key of a row in the slot-table store. */
+    static String slotStoreKey(String cluster, int slot) {
+        return storeKey(cluster, Integer.toString(slot));
+    }
+
+    static String storeKey(String cluster, String rest) {
+        return clusterPrefix(cluster) + rest;
+    }
+
+    static String clusterPrefix(String cluster) {
+        return cluster + SEP;
     }
 
     static String repairId(String cluster) {

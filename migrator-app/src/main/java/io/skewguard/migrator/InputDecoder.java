@@ -10,7 +10,10 @@ import io.skewguard.schemas.SkewReport;
 import io.skewguard.schemas.Topics;
 import io.skewguard.schemas.serde.RegistryUnavailableException;
 import io.skewguard.schemas.auth.NodeKeys;
+import io.skewguard.runtime.state.StateLimits;
+import java.nio.charset.StandardCharsets;
 import java.util.Optional;
+import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.metrics.Sensor;
@@ -89,6 +92,14 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
             reject(record, topic, forged.get());
             return;
         }
+        // where the record came from, for a dead letter the coordinator may still write (over-capacity)
+        Optional<RecordMetadata> meta = context.recordMetadata();
+        Headers headers = record.headers();
+        headers.remove(DeadLetter.SOURCE_TOPIC).add(DeadLetter.SOURCE_TOPIC, topic.getBytes(StandardCharsets.UTF_8));
+        headers.remove(DeadLetter.SOURCE_PARTITION).add(DeadLetter.SOURCE_PARTITION,
+                Integer.toString(meta.map(RecordMetadata::partition).orElse(-1)).getBytes(StandardCharsets.UTF_8));
+        headers.remove(DeadLetter.SOURCE_OFFSET).add(DeadLetter.SOURCE_OFFSET,
+                Long.toString(meta.map(RecordMetadata::offset).orElse(-1L)).getBytes(StandardCharsets.UTF_8));
         context.forward(record.withKey(input.cluster()).withValue(input));
     }
 
@@ -137,6 +148,7 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
                     "usedBytes " + event.getUsedBytes() + " outside [0, totalBytes " + event.getTotalBytes() + "]");
             require(!event.getNode().isBlank(), "blank node id");
             notAhead("eventTime", event.getEventTime().toEpochMilli());
+            StateLimits.checkId("node", event.getNode()).ifPresent(InputDecoder::refuse);
             for (ShardUsage shard : event.getShards()) {
                 require(shard.getSlot() >= 0 && shard.getSlot() < maxSlots, "slot " + shard.getSlot() + " outside [0, " + maxSlots + ")");
                 require(shard.getUsedBytes() >= 0, "negative shard size on slot " + shard.getSlot());
@@ -158,7 +170,12 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
 
     private static <T> T requireCluster(String cluster, T value) {
         require(cluster != null && !cluster.isBlank(), "blank cluster id");
+        StateLimits.checkId("cluster", cluster).ifPresent(InputDecoder::refuse);
         return value;
+    }
+
+    private static void refuse(String reason) {
+        throw new IllegalArgumentException(reason);
     }
 
     private static void require(boolean ok, String reason) {

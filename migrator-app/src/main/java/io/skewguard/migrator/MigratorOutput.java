@@ -3,8 +3,12 @@ package io.skewguard.migrator;
 import io.skewguard.schemas.MigrationCommand;
 import io.skewguard.schemas.MigrationStatus;
 import io.skewguard.schemas.SlotAssignment;
+import org.apache.kafka.common.header.Headers;
 
-/** What the coordinator publishes: a command, a slot-table row or a repair status. */
+/**
+ * What the coordinator publishes: a command, a slot-table row (null: the row is deleted), a repair
+ * status, or an input record it refused.
+ */
 sealed interface MigratorOutput {
 
     record Command(MigrationCommand value) implements MigratorOutput {}
@@ -12,4 +16,7 @@ sealed interface MigratorOutput {
     record Assignment(SlotAssignment value) implements MigratorOutput {}
 
     record RepairStatus(MigrationStatus value) implements MigratorOutput {}
+
+    /** An input record refused past the decoder (over-capacity): re-encoded value, dead-letter headers. */
+    record Refused(byte[] value, Headers headers) implements MigratorOutput {}
 }

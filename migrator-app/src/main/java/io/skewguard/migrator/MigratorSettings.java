@@ -16,6 +16,7 @@ import io.skewguard.runtime.settings.SettingsException;
 import io.skewguard.runtime.settings.SettingsModel;
 import io.skewguard.runtime.settings.Validator;
 import io.skewguard.runtime.time.FutureSkew;
+import io.skewguard.runtime.state.StateLimits;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -161,6 +162,12 @@ public record MigratorSettings(
                                     + "capacity events must then carry the signature of the node they name (others are "
                                     + "dead-lettered 'unauthenticated'), and each command to a node is signed with its key "
                                     + "(docs/security.md). Empty: nothing is authenticated."),
+                    CommonSettings.maxClusters(),
+                    CommonSettings.maxNodesPerCluster(),
+                    CommonSettings.nodeExpiry("1d",
+                            "A node without a capacity report for this long is removed from the migrator's stores "
+                                    + "(never while a running batch moves a shard to or from it), and a cluster left "
+                                    + "without nodes is removed with its slot table."),
                     CommonSettings.healthPort(),
                     CommonSettings.healthHost(),
                     CommonSettings.createTopics(),
@@ -289,6 +296,11 @@ public record MigratorSettings(
 
     public AdaptiveRateLimiter rateLimiter() {
         return new AdaptiveRateLimiter(maxBytesPerSec, lowLoad, highLoad, budgetFloor, peakHalfLife.toMillis());
+    }
+
+    /** How many clusters and nodes the stores hold, and when a silent node is forgotten. */
+    public StateLimits limits() {
+        return StateLimits.from(settings);
     }
 
     public ColdestFirstPlanner planner() {

@@ -100,13 +100,14 @@ public final class MigratorTopology {
 
         KStream<String, MigratorOutput> outputs = byKind.get("input-accepted")
                 .repartition(Repartitioned.with(Serdes.String(), serdes.envelope()).withName("by-cluster"))
-                .process(() -> new CoordinatorProcessor(settings), Named.as("coordinator"),
+                .process(() -> new CoordinatorProcessor(settings, serdes), Named.as("coordinator"),
                         CoordinatorProcessor.REPAIR_STORE, CoordinatorProcessor.CAPACITY_STORE,
                         CoordinatorProcessor.REPORT_STORE, CoordinatorProcessor.SLOT_STORE);
 
         Map<String, KStream<String, MigratorOutput>> byType = outputs.split(Named.as("output-"))
                 .branch((k, v) -> v instanceof MigratorOutput.Command, Branched.as("command"))
                 .branch((k, v) -> v instanceof MigratorOutput.Assignment, Branched.as("assignment"))
+                .branch((k, v) -> v instanceof MigratorOutput.Refused, Branched.as("refused"))
                 .defaultBranch(Branched.as("repair-status"));
         byType.get("output-command")
                 .mapValues(v -> ((MigratorOutput.Command) v).value(), Named.as("command-value"))
@@ -116,6 +117,9 @@ public final class MigratorTopology {
         byType.get("output-assignment")
                 .mapValues(v -> ((MigratorOutput.Assignment) v).value(), Named.as("assignment-value"))
                 .to(topics.slotTable(), Produced.with(Serdes.String(), limit.bound(serdes.assignment())).withName("slot-table"));
+        byType.get("output-refused")
+                .processValues(RefusedValue::new, Named.as("refused-value"))
+                .to(topics.dlq(), Produced.with(Serdes.String(), Serdes.ByteArray()).withName("refused"));
         byType.get("output-repair-status")
                 .mapValues(v -> ((MigratorOutput.RepairStatus) v).value(), Named.as("repair-status-value"))
                 .to(topics.migrationStatus(), Produced.with(Serdes.String(), limit.bound(serdes.status())).withName("repair-status"));

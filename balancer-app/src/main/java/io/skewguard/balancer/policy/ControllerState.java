@@ -41,6 +41,13 @@ public record ControllerState(
         return new ControllerState(0, NEVER, false, false, NEVER, new TreeMap<>());
     }
 
+    /** This state without the nodes {@code gone} (expired: they stopped reporting); the rest unchanged. */
+    public ControllerState without(java.util.Set<String> gone) {
+        TreeMap<String, NodeControl> kept = new TreeMap<>(nodes);
+        kept.keySet().removeAll(gone);
+        return new ControllerState(epoch, lastRoundAt, repairing, floorReached, confirmedSince, kept);
+    }
+
     /** Current weight factor of {@code node}; 1.0 for a node not in the table. */
     public double weight(String node) {
         NodeControl control = nodes.get(node);

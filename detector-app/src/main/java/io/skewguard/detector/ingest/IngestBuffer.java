@@ -5,6 +5,7 @@ import io.skewguard.detector.policy.InputCheck;
 import io.skewguard.detector.policy.NodeCapacity;
 import io.skewguard.detector.stream.PartialHeat;
 import io.skewguard.runtime.time.FutureSkew;
+import io.skewguard.runtime.state.StateLimits;
 import io.skewguard.schemas.CapacityEvent;
 import io.skewguard.schemas.DeadLetter;
 import io.skewguard.schemas.serde.RegistryUnavailableException;
@@ -66,6 +67,7 @@ public final class IngestBuffer {
     private final long tickMs;
     private final Sink sink;
     private final Clock clock;
+    private final StateLimits limits;
     private final Map<String, ClusterBuffer> buffers = new LinkedHashMap<>();
     private ClusterBuffer lastBuffer;
     /** The time the event {@link #admit} took last counts as. */
@@ -74,6 +76,17 @@ public final class IngestBuffer {
     public IngestBuffer(String writesTopic, String capacityTopic,
             Deserializer<WriteEvent> writes, Deserializer<CapacityEvent> capacities,
             InputCheck check, long tickMs, Sink sink, Clock clock) {
+        this(writesTopic, capacityTopic, writes, capacities, check, tickMs, sink, clock, StateLimits.UNBOUNDED);
+    }
+
+    /**
+     * @param limits most clusters this buffer keeps, most nodes of each (a record that would add one
+     *     more is dead-lettered as {@code over-capacity}), and when a silent node stops counting
+     */
+    public IngestBuffer(String writesTopic, String capacityTopic,
+            Deserializer<WriteEvent> writes, Deserializer<CapacityEvent> capacities,
+            InputCheck check, long tickMs, Sink sink, Clock clock, StateLimits limits) {
+        this.limits = limits;
         this.writesTopic = writesTopic;
         this.capacityTopic = capacityTopic;
         this.writes = writes;
@@ -94,7 +107,10 @@ public final class IngestBuffer {
             WriteEvent e = decode(writes, topic, partition, offset, key, value, timestamp, headers);
             if (e != null) {
                 long time = e.getEventTime().toEpochMilli();
-                String bad = check.check(e).or(() -> admit(e.getCluster(), time)).orElse(null);
+                // a node counts as seen no later than the clock: a far-future time must not keep it alive
+                String bad = check.check(e)
+                        .or(() -> fits(e.getCluster(), e.getNode(), Math.min(time, clock.millis())))
+                        .or(() -> admit(e.getCluster(), time)).orElse(null);
                 if (bad == null) {
                     buffer(e.getCluster()).addWrite(e, lastAdmitted);
                 } else {
@@ -105,7 +121,10 @@ public final class IngestBuffer {
             CapacityEvent e = decode(capacities, topic, partition, offset, key, value, timestamp, headers);
             if (e != null) {
                 long time = e.getEventTime().toEpochMilli();
-                String bad = check.check(e).or(() -> admit(e.getCluster(), time)).orElse(null);
+                // a node counts as seen no later than the clock: a far-future time must not keep it alive
+                String bad = check.check(e)
+                        .or(() -> fits(e.getCluster(), e.getNode(), Math.min(time, clock.millis())))
+                        .or(() -> admit(e.getCluster(), time)).orElse(null);
                 if (bad == null) {
                     buffer(e.getCluster()).addCapacity(e, lastAdmitted);
                 } else {
@@ -172,6 +191,40 @@ public final class IngestBuffer {
     }
 
     /**
+     * The over-capacity reason when the event's cluster is new and {@code max-clusters} are held, or
+     * its node is new and its cluster holds {@code max-nodes-per-cluster} nodes that sent something
+     * within {@code node-expiry} of the cluster's stream time (nodes silent longer are forgotten
+     * first); else notes the node as seen at {@code time}.
+     */
+    private Optional<String> fits(String cluster, String node, long time) {
+        ClusterBuffer b = buffers.get(cluster);
+        if (b == null) {
+            Optional<String> over = limits.overClusters(cluster, buffers.size());
+            if (over.isPresent()) {
+                return over;
+            }
+            b = buffer(cluster);
+        }
+        Long seen = b.nodes.get(node);
+        if (seen == null && b.nodes.size() >= limits.maxNodesPerCluster()) {
+            long now = b.watermark;
+            int before = b.nodes.size();
+            b.nodes.values().removeIf(last -> limits.expired(last, now));
+            if (b.nodes.size() < before) {
+                LOG.info("cluster {}: forgot {} node(s) silent for {}", cluster, before - b.nodes.size(), limits.nodeExpiry());
+            }
+            Optional<String> over = limits.overNodes(cluster, node, b.nodes.size());
+            if (over.isPresent()) {
+                return over;
+            }
+        }
+        if (seen == null || seen < time) {
+            b.nodes.put(node, time);
+        }
+        return Optional.empty();
+    }
+
+    /**
      * Checks an event's time against the clock and its cluster's stream time; when on time, sets
      * {@link #lastAdmitted} to the time it counts as (no later than the clock), advances the stream
      * time to it and, if it opens a newer bucket, flushes the cluster's buffer first.
@@ -215,6 +268,8 @@ public final class IngestBuffer {
         long maxEventTime = Long.MIN_VALUE;
         final TreeMap<Long, BucketBuffer> buckets = new TreeMap<>();
         final Map<String, NodeCapacity> capacity = new LinkedHashMap<>();
+        /** Nodes of the cluster this buffer has accepted records of, with their latest event time. */
+        final Map<String, Long> nodes = new HashMap<>();
         long lastBucket;
         BucketBuffer lastBucketBuffer;
 

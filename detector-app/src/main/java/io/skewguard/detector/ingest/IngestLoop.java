@@ -2,6 +2,7 @@ package io.skewguard.detector.ingest;
 
 import io.skewguard.detector.DetectorSettings;
 import io.skewguard.detector.policy.InputCheck;
+import io.skewguard.runtime.state.StateLimits;
 import io.skewguard.detector.stream.PartialHeat;
 import io.skewguard.detector.stream.StateCodec;
 import io.skewguard.schemas.CapacityEvent;
@@ -102,6 +103,7 @@ public final class IngestLoop {
     private final Serializer<PartialHeat> partialSerializer = StateCodec.partialSerde().serializer();
     private final InputCheck check;
     private final long tickMs;
+    private final StateLimits limits;
     private final IngestBuffer.Sink sink;
     private final Thread thread;
     private final CountDownLatch done = new CountDownLatch(1);
@@ -156,6 +158,7 @@ public final class IngestLoop {
         this.capacitySerde = SchemaRegistrySerde.of(CapacityEvent.class, settings.serdeConfig(), false);
         this.check = settings.inputCheck();
         this.tickMs = settings.tick().toMillis();
+        this.limits = settings.limits();
         this.sink = new IngestBuffer.Sink() {
             @Override
             public void partial(PartialHeat p) {
@@ -441,7 +444,7 @@ public final class IngestLoop {
         IngestBuffer b = buffers.get(partition);
         if (b == null) {
             b = new IngestBuffer(inputs.get(0), inputs.get(1), writeSerde.deserializer(), capacitySerde.deserializer(),
-                    check, tickMs, sink, Clock.systemUTC());
+                    check, tickMs, sink, Clock.systemUTC(), limits);
             buffers.put(partition, b);
         }
         return b;

@@ -31,16 +31,23 @@ import java.util.Map;
  *
  * <p><b>Known nodes.</b> At tick {@code E} a node is known when it has heat in the window or a
  * capacity report not older than {@code E - nodeExpiry}. Known nodes without heat count as 0.
+ * After the ticks of a batch, a node that is not known at the last one and has no heat left
+ * anywhere in the ring is forgotten: removed from the index (its slot is reused by the next new
+ * node) and from the capacities, so the detector's state holds only nodes that still report. No
+ * report changes by this: a forgotten node would have been left out of every later one.
  *
  * <p>Per tick cost O(window/tick × (nodes + slots) + nodes log nodes); per batch O(batch size).
  * Not thread safe.
  */
 public final class ClusterDetector {
 
-    /** What a batch produced: ticks in order, heat to persist, and the window's first bucket. */
+    /**
+     * What a batch produced: ticks in order, heat to persist, capacities to persist, and the nodes
+     * forgotten after the ticks (their persisted capacity may be deleted).
+     */
     public record Result(
             List<Tick> ticks, List<BucketHeat> accepted, int droppedBuckets, long skippedTicks,
-            List<NodeCapacity> capacityUpdates) {}
+            List<NodeCapacity> capacityUpdates, List<String> forgotten) {}
 
     /** One tick's report and the alert transitions at that tick. */
     public record Tick(SkewReport report, List<SkewAlert> alerts) {}
@@ -54,7 +61,8 @@ public final class ClusterDetector {
     private final String cluster;
     private final DetectionParameters p;
     private final Map<String, Integer> nodeIndex = new HashMap<>();
-    private final List<String> nodeNames = new ArrayList<>();
+    private final List<String> nodeNames = new ArrayList<>(); // null at a forgotten node's index
+    private final java.util.ArrayDeque<Integer> freeIndexes = new java.util.ArrayDeque<>();
     private final Map<String, NodeCapacity> capacities = new HashMap<>();
     private final AlertStateMachine heatAlert;
     private final AlertStateMachine capacityAlert;
@@ -166,7 +174,33 @@ public final class ClusterDetector {
                 dropped++;
             }
         }
-        return new Result(ticks, accepted, dropped, skipped, updates);
+        List<String> forgotten = ticks.isEmpty() ? List.of() : forget(nextTick - p.tickMs());
+        return new Result(ticks, accepted, dropped, skipped, updates, forgotten);
+    }
+
+    /** Forgets the nodes not known at tick {@code end} that have no heat left in the ring. */
+    private List<String> forget(long end) {
+        List<String> gone = new ArrayList<>();
+        for (int i = 0; i < nodeNames.size(); i++) {
+            String node = nodeNames.get(i);
+            if (node == null) {
+                continue;
+            }
+            NodeCapacity c = capacities.get(node);
+            if ((c == null || c.eventTime() < end - p.nodeExpiryMs()) && window.retainedNodeHeat(i) == 0) {
+                nodeIndex.remove(node);
+                nodeNames.set(i, null);
+                capacities.remove(node);
+                freeIndexes.push(i);
+                gone.add(node);
+            }
+        }
+        return gone;
+    }
+
+    /** Number of nodes the detector holds state for. */
+    public int nodesHeld() {
+        return nodeIndex.size();
     }
 
     private void start(List<BucketHeat> heat, List<NodeCapacity> capacityReports, long maxEventTime) {
@@ -218,6 +252,9 @@ public final class ClusterDetector {
         List<String> known = new ArrayList<>();
         for (int i = 0; i < nodeNames.size(); i++) {
             String node = nodeNames.get(i);
+            if (node == null) {
+                continue;
+            }
             NodeCapacity c = capacities.get(node);
             if (nodeHeat[i] > 0 || (c != null && c.eventTime() >= end - p.nodeExpiryMs())) {
                 known.add(node);
@@ -320,9 +357,14 @@ public final class ClusterDetector {
     private int index(String node) {
         Integer i = nodeIndex.get(node);
         if (i == null) {
-            i = nodeNames.size();
+            if (freeIndexes.isEmpty()) {
+                i = nodeNames.size();
+                nodeNames.add(node);
+            } else {
+                i = freeIndexes.pop();
+                nodeNames.set(i, node);
+            }
             nodeIndex.put(node, i);
-            nodeNames.add(node);
         }
         return i;
     }

@@ -1,6 +1,7 @@
 package io.skewguard.detector.policy;
 
 import io.skewguard.runtime.time.FutureSkew;
+import io.skewguard.runtime.state.StateLimits;
 import io.skewguard.schemas.CapacityEvent;
 import io.skewguard.schemas.ShardUsage;
 import io.skewguard.schemas.WriteEvent;
@@ -86,6 +87,10 @@ public record InputCheck(long graceMs, FutureSkew futureSkew, int maxSlots, Set<
         }
         if (node == null || node.isBlank()) {
             return Optional.of("missing node id");
+        }
+        Optional<String> invalid = StateLimits.checkId("cluster", cluster).or(() -> StateLimits.checkId("node", node));
+        if (invalid.isPresent()) {
+            return invalid;
         }
         if (!clusters.isEmpty() && !clusters.contains(cluster)) {
             return Optional.of("unknown cluster " + cluster);

@@ -159,7 +159,7 @@ public final class DetectorHarness implements AutoCloseable {
                         ingestMetrics.deadLetter();
                         deadLetterLog.add(new DeadLetterRecord(d.key(), d.value(), DeadLetter.fromHeaders(d.headers())));
                     }
-                }, clock);
+                }, clock, this.settings.limits());
     }
 
     /** Moves stage two's clock (the driver's wall clock) to the harness's clock; it never goes back. */
@@ -268,6 +268,18 @@ public final class DetectorHarness implements AutoCloseable {
     }
 
     /** Every report so far, in order. */
+    /** Number of entries in stage two's state store {@code name}. */
+    public int storeSize(String name) {
+        int n = 0;
+        try (var it = driver.getKeyValueStore(name).all()) {
+            while (it.hasNext()) {
+                it.next();
+                n++;
+            }
+        }
+        return n;
+    }
+
     public List<SkewReport> reports() {
         drain();
         return List.copyOf(reportLog);

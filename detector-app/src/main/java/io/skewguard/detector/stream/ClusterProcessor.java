@@ -105,6 +105,13 @@ public final class ClusterProcessor implements Processor<String, PartialHeat, St
         for (NodeCapacity n : r.capacityUpdates()) {
             capacityStore.put(p.cluster() + SEP + n.node(), StateCodec.encode(n));
         }
+        for (String node : r.forgotten()) {
+            capacityStore.delete(p.cluster() + SEP + node);
+        }
+        if (!r.forgotten().isEmpty()) {
+            LOG.info("cluster {}: forgot node(s) {}: no heat in the window and no capacity report for node-expiry",
+                    p.cluster(), r.forgotten());
+        }
         if (r.droppedBuckets() > 0) {
             lateHeat.record(r.droppedBuckets());
             LOG.warn("cluster {}: dropped {} heat bucket(s) older than the window", p.cluster(), r.droppedBuckets());

@@ -69,6 +69,23 @@ class ClusterDetectorTest {
     }
 
     @Test
+    void aForgottenNodeLeavesTheDetectorsStateAndItsIndexIsReusedWithoutChangingAnyReport() {
+        ClusterDetector d = new ClusterDetector("c1", p);
+        d.apply(List.of(heat(0, "gone", 0, 50), heat(0, "n1", 1, 5)),
+                List.of(new NodeCapacity("gone", 1, 10, null, new int[0], new long[0], 0)), 0);
+        assertThat(d.nodesHeld()).isEqualTo(2);
+        ClusterDetector.Result r = d.apply(List.of(heat(70, "n1", 1, 5)), List.of(), 70 * T);
+        assertThat(r.forgotten()).containsExactly("gone"); // capacity 700 s old, heat out of the window
+        assertThat(d.nodesHeld()).isEqualTo(1);
+
+        ClusterDetector.Result next = d.apply(List.of(heat(72, "new", 2, 40), heat(72, "n1", 1, 5)), List.of(), 76 * T);
+        SkewReport last = reports(next).get(reports(next).size() - 1);
+        assertThat(last.getNodes()).extracting(n -> n.getNode()).containsExactly("n1", "new");
+        assertThat(last.getNodes()).extracting(n -> n.getHeatBytes()).containsExactly(10L, 40L);
+        assertThat(d.nodesHeld()).isEqualTo(2);
+    }
+
+    @Test
     void aLongGapComputesTheDrainingAndTheResumingTicksAndSkipsTheRest() {
         ClusterDetector d = new ClusterDetector("c1", p);
         d.apply(List.of(heat(0, "n1", 0, 5)), List.of(), 0);

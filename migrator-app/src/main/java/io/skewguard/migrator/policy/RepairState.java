@@ -74,6 +74,14 @@ public record RepairState(
                 batchesCommitted, batchesAborted, lastMessage, routingEpoch, consecutiveAborts, copyBytesPerSec, maintenanceLevel, since);
     }
 
+    /** The state without the committed moves to or from {@code nodes} (expired: no report will show them). */
+    public RepairState withoutMovesOf(java.util.Set<String> nodes) {
+        List<AppliedMove> kept = unreported.stream()
+                .filter(m -> !nodes.contains(m.source()) && !nodes.contains(m.target())).toList();
+        return new RepairState(cluster, repairing, batchSeq, batch, kept, writeLoad, budgetBytesPerSec, bytesMoved,
+                batchesCommitted, batchesAborted, lastMessage, routingEpoch, consecutiveAborts, copyBytesPerSec, maintenanceLevel, driftSince);
+    }
+
     /** The state after a switch raised the table's routing epoch. */
     public RepairState withRoutingEpoch(long next) {
         return new RepairState(cluster, repairing, batchSeq, batch, unreported, writeLoad, budgetBytesPerSec, bytesMoved,

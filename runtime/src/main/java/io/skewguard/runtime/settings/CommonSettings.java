@@ -21,6 +21,9 @@ public final class CommonSettings {
     public static final String HEALTH_HOST = "health-host";
     public static final String CREATE_TOPICS = "create-topics";
     public static final String MAX_FUTURE_SKEW = "max-future-skew";
+    public static final String MAX_CLUSTERS = "max-clusters";
+    public static final String MAX_NODES_PER_CLUSTER = "max-nodes-per-cluster";
+    public static final String NODE_EXPIRY = "node-expiry";
 
     private CommonSettings() {
     }
@@ -101,5 +104,30 @@ public final class CommonSettings {
                         "Events whose time lies further ahead of this process's clock go to the dead-letter topic "
                                 + "(reason 'future') and never move stream time.")
                 .validatedBy(Validator.notNegative());
+    }
+
+    /** {@code max-clusters}: how many clusters one task of the app keeps state for. */
+    public static Setting maxClusters() {
+        return Setting.integer(MAX_CLUSTERS, 64,
+                        "Most clusters one stream task keeps state for; a record that would add one more goes to the "
+                                + "dead-letter topic (reason over-capacity). Bounds the app's memory and disk.")
+                .validatedBy(Validator.between(1, 1_000_000));
+    }
+
+    /** {@code max-nodes-per-cluster}: how many nodes of one cluster the app keeps state for. */
+    public static Setting maxNodesPerCluster() {
+        return Setting.integer(MAX_NODES_PER_CLUSTER, 4096,
+                        "Most nodes of one cluster the app keeps state for; a record that would add one more goes to "
+                                + "the dead-letter topic (reason over-capacity).")
+                .validatedBy(Validator.between(1, 1_000_000));
+    }
+
+    /**
+     * {@code node-expiry}: how long a node may send nothing before the app forgets it. Each app
+     * passes its own default: the detector forgets a node for its reports after minutes, the
+     * balancer and migrator keep a node's control and capacity state for much longer.
+     */
+    public static Setting nodeExpiry(String defaultValue, String doc) {
+        return Setting.duration(NODE_EXPIRY, defaultValue, doc).validatedBy(Validator.positive());
     }
 }
