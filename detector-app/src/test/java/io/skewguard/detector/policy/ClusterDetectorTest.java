@@ -104,6 +104,22 @@ class ClusterDetectorTest {
         assertThat(jump.ticks().size() + jump.skippedTicks()).isEqualTo(1000); // ticks T .. 1000T, each computed or skipped
     }
 
+    /**
+     * With the defaults (window 60 s, grace 30 s) heat within grace ahead of the next tick is in
+     * every one of its six windows, though the last two come after the old window has drained.
+     */
+    @Test
+    void aLongGapReportsHeatWithinGraceAheadInEveryWindowThatCoversIt() {
+        ClusterDetector d = new ClusterDetector("c1", p);
+        d.apply(List.of(heat(0, "n1", 0, 5)), List.of(), 0);
+        d.apply(List.of(heat(3, "n1", 0, 7)), List.of(), 4 * T - 1);
+        ClusterDetector.Result jump = d.apply(List.of(), List.of(), 1000 * T + 30_000);
+
+        assertThat(reports(jump)).filteredOn(x -> x.getTotalWriteBytes() == 7)
+                .extracting(x -> x.getWindowEnd().toEpochMilli() / T).containsExactly(7L, 8L, 9L);
+        assertThat(reports(jump).stream().mapToLong(SkewReport::getTotalWriteBytes).sum()).isEqualTo(6 * (5 + 7));
+    }
+
     @Test
     void restoredDetectorContinuesWhereItStood() {
         ClusterDetector d = new ClusterDetector("c1", p);
