@@ -111,6 +111,28 @@ class EventTimeTest {
     }
 
     /**
+     * Grace (30 s) longer than the window (10 s): a write 39 s after the first still lies ahead of
+     * the ticks that drain the first one's window when stream time then jumps by hours; its tick
+     * must be reported, not skipped as empty.
+     */
+    @Test
+    void aJumpOfHoursSkipsNoTickThatStillHoldsHeat() {
+        try (DetectorHarness h = harness()) {
+            clock.set(T0 + 500);
+            h.write("c1", "n0", 0, 1, 1, T0);
+            clock.set(T0 + 39 * SECOND + 500);
+            h.write("c1", "n1", 1, 1, 1, T0 + 39 * SECOND);
+            long later = T0 + 10_000 * 10 * SECOND;
+            clock.set(later);
+            h.advanceTo("c1", later);
+
+            assertThat(h.deadLetters()).isEmpty();
+            assertThat(h.metric("ticks-skipped-total")).isPositive();
+            assertThat(heatCountedFromT0(h)).as(reportsOf(h)).isEqualTo(2);
+        }
+    }
+
+    /**
      * Stage two's stored progress from before the bound existed, stream time ten years ahead of the
      * clock (one far-future event was enough), made the cluster blind for good: every later partial's
      * heat was older than the window. Now the cluster starts afresh.

@@ -6,8 +6,10 @@ import io.skewguard.schemas.NodeFigures;
 import io.skewguard.schemas.SkewAlert;
 import io.skewguard.schemas.SkewReport;
 import io.skewguard.schemas.SlotHeat;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,9 +27,13 @@ import java.util.Map;
  * is the first tick after its first event.
  *
  * <p><b>Gaps.</b> When stream time jumps by more than {@code 2 × (window/tick + 1)} ticks at once,
- * the first {@code window/tick + 1} ticks (the old heat draining out) and the last
- * {@code window/tick + 1} are computed and the ticks between, whose windows hold nothing new, are
- * skipped and counted in {@link Result#skippedTicks()}.
+ * every tick whose window holds heat is computed, and so is the first tick of each run of ticks
+ * with empty windows (the heat has drained out) and the last {@code window/tick + 1} ticks; the
+ * other empty ticks are skipped and counted in {@link Result#skippedTicks()}. "Holds heat" covers
+ * heat ahead of the old window (up to {@code grace} past the next tick, or from another ingest
+ * task's partial): a tick is skipped only when no heat at all lies in its window. Heat that lay too
+ * far ahead for the ring when the batch came joins the window as soon as it fits, before any tick
+ * covering it.
  *
  * <p><b>Known nodes.</b> At tick {@code E} a node is known when it has heat in the window or a
  * capacity report not older than {@code E - nodeExpiry}. Known nodes without heat count as 0.
@@ -165,15 +171,11 @@ public final class ClusterDetector {
         }
         watermark = Math.max(watermark, maxEventTime);
         List<Tick> ticks = new ArrayList<>();
-        long skipped = tickUntil(ticks);
-        for (BucketHeat h : ahead) {
-            if (window.fits(h.bucket())) {
-                add(h);
-                accepted.add(h);
-            } else {
-                dropped++;
-            }
-        }
+        ahead.sort(Comparator.comparingLong(BucketHeat::bucket));
+        ArrayDeque<BucketHeat> waiting = new ArrayDeque<>(ahead);
+        long skipped = tickUntil(ticks, waiting, accepted);
+        addFitting(waiting, accepted);
+        dropped += waiting.size();
         List<String> forgotten = ticks.isEmpty() ? List.of() : forget(nextTick - p.tickMs());
         return new Result(ticks, accepted, dropped, skipped, updates, forgotten);
     }
@@ -203,6 +205,15 @@ public final class ClusterDetector {
         return nodeIndex.size();
     }
 
+    /** Adds the heat waiting ahead of the ring (oldest first) that the ring now holds room for. */
+    private void addFitting(ArrayDeque<BucketHeat> waiting, List<BucketHeat> accepted) {
+        while (!waiting.isEmpty() && window.fits(waiting.peekFirst().bucket())) {
+            BucketHeat h = waiting.pollFirst();
+            add(h);
+            accepted.add(h);
+        }
+    }
+
     private void start(List<BucketHeat> heat, List<NodeCapacity> capacityReports, long maxEventTime) {
         long first = maxEventTime;
         for (BucketHeat h : heat) {
@@ -216,7 +227,12 @@ public final class ClusterDetector {
         window = new HeatWindow(p.windowBuckets(), p.ringBuckets(), firstBucket + 1 - p.windowBuckets());
     }
 
-    private long tickUntil(List<Tick> out) {
+    /**
+     * Computes every tick due, but in a gap skips the ticks whose window holds no heat (see the
+     * class comment); heat waiting ahead of the ring joins it as soon as it fits, before any tick
+     * whose window covers it. Returns the number of ticks skipped.
+     */
+    private long tickUntil(List<Tick> out, ArrayDeque<BucketHeat> waiting, List<BucketHeat> accepted) {
         if (watermark == Long.MIN_VALUE) {
             return 0;
         }
@@ -224,20 +240,33 @@ public final class ClusterDetector {
         if (last < nextTick) {
             return 0;
         }
-        int burst = p.windowBuckets() + 1;
-        long pending = (last - nextTick) / p.tickMs() + 1;
+        int w = p.windowBuckets();
+        boolean gap = (last - nextTick) / p.tickMs() + 1 > 2L * (w + 1);
+        long resume = last / p.tickMs() - w; // the last window/tick + 1 ticks are always computed
         long skipped = 0;
-        int emitted = 0;
+        boolean previousEmpty = false;
         while (nextTick <= last) {
-            if (pending > 2L * burst && emitted == burst) {
-                long resume = last - (long) p.windowBuckets() * p.tickMs();
-                skipped = (resume - nextTick) / p.tickMs();
-                nextTick = resume;
+            addFitting(waiting, accepted);
+            long end = nextTick / p.tickMs();
+            if (gap && end < resume) {
+                long held = window.nextHeldBucket(end - w);
+                if (!waiting.isEmpty()) {
+                    held = Math.min(held, waiting.peekFirst().bucket());
+                }
+                boolean empty = held >= end;
+                if (empty && previousEmpty) {
+                    // ticks before held + 1 see an empty window, like the one just computed
+                    long to = held >= resume - 1 ? resume : held + 1;
+                    skipped += to - end;
+                    nextTick = to * p.tickMs();
+                    window.slideTo(to - w);
+                    continue;
+                }
+                previousEmpty = empty;
             }
             out.add(tick(nextTick));
-            emitted++;
             nextTick += p.tickMs();
-            window.slideTo(nextTick / p.tickMs() - p.windowBuckets());
+            window.slideTo(nextTick / p.tickMs() - w);
         }
         return skipped;
     }

@@ -129,6 +129,20 @@ public final class HeatWindow {
         }
     }
 
+    /**
+     * The oldest bucket at or after {@code from} that the ring holds (heat was added to it and it
+     * has not slid out), or {@link Long#MAX_VALUE} when there is none. O(capacity).
+     */
+    public long nextHeldBucket(long from) {
+        long next = Long.MAX_VALUE;
+        for (long b : bucketIds) {
+            if (b != EMPTY && b >= from && b < next && fits(b)) {
+                next = b;
+            }
+        }
+        return next;
+    }
+
     /** Heat of node {@code node} summed over every bucket the ring holds (window and ahead). */
     public long retainedNodeHeat(int node) {
         long total = 0;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.skewguard.schemas.AlertState;
 import io.skewguard.schemas.SkewReport;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -95,6 +96,45 @@ class ClusterDetectorTest {
         assertThat(r.skippedTicks()).isEqualTo(1000 - 14);
         assertThat(reports(r).get(13).getWindowEnd().toEpochMilli()).isEqualTo(1000 * T);
         assertThat(r.accepted()).hasSize(1); // the ahead bucket 1000 is kept for later ticks
+    }
+
+    /**
+     * Grace longer than the window: heat up to grace ahead of the next tick lies beyond the ticks
+     * that drain the window, so a long jump must still compute the ticks covering it.
+     */
+    @Test
+    void aLongGapNeverSkipsATickWhoseWindowStillHoldsHeat() {
+        DetectionParameters windowIsTick = new DetectionParameters(T, T, 30_000, 300_000, 0.40, 0.25, 0.10, 600_000, 10);
+        ClusterDetector d = new ClusterDetector("c1", windowIsTick);
+        List<SkewReport> out = new ArrayList<>();
+        out.addAll(reports(d.apply(List.of(heat(0, "n1", 0, 5)), List.of(), 0)));
+        out.addAll(reports(d.apply(List.of(heat(3, "n1", 0, 7)), List.of(), 4 * T - 1)));
+        ClusterDetector.Result jump = d.apply(List.of(heat(1000, "n1", 0, 11)), List.of(), 1000 * T + 30_000);
+        out.addAll(reports(jump));
+        out.addAll(reports(d.apply(List.of(), List.of(), 1002 * T + 30_000)));
+
+        // window = tick: every byte is in exactly one report
+        assertThat(out.stream().mapToLong(SkewReport::getTotalWriteBytes).sum()).isEqualTo(5 + 7 + 11);
+        assertThat(out).filteredOn(x -> x.getWindowEnd().toEpochMilli() == 4 * T).singleElement()
+                .satisfies(x -> assertThat(x.getTotalWriteBytes()).isEqualTo(7));
+        assertThat(jump.skippedTicks()).isPositive();
+        assertThat(jump.ticks().size() + jump.skippedTicks()).isEqualTo(1000); // ticks T .. 1000T, each computed or skipped
+    }
+
+    /**
+     * With the defaults (window 60 s, grace 30 s) heat within grace ahead of the next tick is in
+     * every one of its six windows, though the last two come after the old window has drained.
+     */
+    @Test
+    void aLongGapReportsHeatWithinGraceAheadInEveryWindowThatCoversIt() {
+        ClusterDetector d = new ClusterDetector("c1", p);
+        d.apply(List.of(heat(0, "n1", 0, 5)), List.of(), 0);
+        d.apply(List.of(heat(3, "n1", 0, 7)), List.of(), 4 * T - 1);
+        ClusterDetector.Result jump = d.apply(List.of(), List.of(), 1000 * T + 30_000);
+
+        assertThat(reports(jump)).filteredOn(x -> x.getTotalWriteBytes() == 7)
+                .extracting(x -> x.getWindowEnd().toEpochMilli() / T).containsExactly(7L, 8L, 9L);
+        assertThat(reports(jump).stream().mapToLong(SkewReport::getTotalWriteBytes).sum()).isEqualTo(6 * (5 + 7));
     }
 
     @Test

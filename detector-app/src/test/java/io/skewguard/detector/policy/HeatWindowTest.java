@@ -65,4 +65,17 @@ class HeatWindowTest {
         w.slideTo(3);
         assertThat(w.firstBucket()).isEqualTo(5);
     }
+
+    @Test
+    void nextHeldBucketIsTheOldestBucketWithHeatFromAGivenOneOnAndIgnoresBucketsSlidOut() {
+        HeatWindow w = new HeatWindow(2, 5, 0);
+        assertThat(w.nextHeldBucket(0)).isEqualTo(Long.MAX_VALUE);
+        w.addNode(1, 0, 3);
+        w.addSlot(4, 0, 2);
+        assertThat(w.nextHeldBucket(0)).isEqualTo(1);
+        assertThat(w.nextHeldBucket(2)).isEqualTo(4);
+        assertThat(w.nextHeldBucket(5)).isEqualTo(Long.MAX_VALUE);
+        w.slideTo(2); // bucket 1 slides out; its position is not reused yet
+        assertThat(w.nextHeldBucket(0)).isEqualTo(4);
+    }
 }
