@@ -25,13 +25,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -74,6 +75,8 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     private Sensor aborted;
     private Sensor switchStep;
     private Sensor stoppedEarly;
+    /** Clusters seen in the repair store since {@link #init} (see {@link #remember}). */
+    private final Set<String> known = new HashSet<>();
 
     CoordinatorProcessor(MigratorSettings settings) {
         this.settings = settings;
@@ -86,6 +89,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     @Override
     public void init(ProcessorContext<String, MigratorOutput> context) {
         this.context = context;
+        this.known.clear(); // a re-initialised task may have restored less than this instance saw
         this.repairs = context.getStateStore(REPAIR_STORE);
         this.capacity = context.getStateStore(CAPACITY_STORE);
         this.reports = context.getStateStore(REPORT_STORE);
@@ -106,10 +110,13 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         }
         String cluster = input.cluster();
         long now = context.currentSystemTimeMs();
-        RepairState state = repairs.get(cluster);
-        if (state == null) {
-            state = RepairState.fresh(cluster, settings.maxBytesPerSec());
+        if (input instanceof MigratorInput.Capacity c) {
+            keepLatest(c.value());
+            remember(cluster);
+            return;
         }
+        RepairState stored = repairs.get(cluster);
+        RepairState state = stored != null ? stored : RepairState.fresh(cluster, settings.maxBytesPerSec());
         Supplier<ClusterView> view = () -> view(cluster, now);
         RepairCoordinator.Result result;
         if (input instanceof MigratorInput.Alert a) {
@@ -125,40 +132,47 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             result = coordinator.onReport(state, report.getTotalWriteBytes() / seconds, report.getCapacityCv(),
                     report.getWindowEnd().toEpochMilli(), now, view);
             budget.record(result.state().budgetBytesPerSec());
-        } else if (input instanceof MigratorInput.Capacity c) {
-            keepLatest(c.value());
-            if (repairs.get(cluster) == null) {
-                repairs.put(cluster, state); // a known cluster from now on
-            }
-            return;
         } else if (input instanceof MigratorInput.Status s) {
             MigrationStatus status = s.value();
-            if (status.getMigrationId().equals(repairId(cluster)) || repairs.get(cluster) == null) {
+            if (status.getMigrationId().equals(repairId(cluster)) || stored == null) {
                 return; // our own repair status, or a cluster we never planned for
             }
             result = coordinator.onStatus(state, statusEvent(status), now, view);
         } else {
             return;
         }
-        apply(result, now);
+        apply(stored, result, now);
+    }
+
+    /**
+     * A cluster that reports capacity is known from then on (a fresh state in the store). Capacity
+     * reports come from every node every few seconds and need no repair state otherwise, so the
+     * store (a JSON state) is read once per cluster after {@link #init}, not once per report: the
+     * store never forgets a cluster, so what was seen there since stays true.
+     */
+    private void remember(String cluster) {
+        if (known.add(cluster) && repairs.get(cluster) == null) {
+            repairs.put(cluster, RepairState.fresh(cluster, settings.maxBytesPerSec()));
+        }
     }
 
     private void tick(long now) {
-        List<String> running = new ArrayList<>();
+        List<RepairState> running = new ArrayList<>();
         try (KeyValueIterator<String, RepairState> it = repairs.all()) {
             while (it.hasNext()) {
-                KeyValue<String, RepairState> kv = it.next();
-                if (kv.value.batch() != null) {
-                    running.add(kv.key);
+                RepairState state = it.next().value;
+                if (state.batch() != null) {
+                    running.add(state);
                 }
             }
         }
-        for (String cluster : running) {
-            apply(coordinator.onTick(repairs.get(cluster), now, () -> view(cluster, now)), now);
+        for (RepairState state : running) {
+            apply(state, coordinator.onTick(state, now, () -> view(state.cluster(), now)), now);
         }
     }
 
-    private void apply(RepairCoordinator.Result result, long now) {
+    /** Carries out the effects and saves the state; {@code before} is the stored state the result came from (null: none). */
+    private void apply(RepairState before, RepairCoordinator.Result result, long now) {
         RepairState state = result.state();
         long started = System.nanoTime();
         boolean switched = false;
@@ -205,7 +219,6 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                 context.forward(new Record<>(status.getMigrationId(), new MigratorOutput.RepairStatus(status), now));
             }
         }
-        RepairState before = repairs.get(state.cluster());
         if (before != null && before.batchesAborted() < state.batchesAborted()) {
             aborted.record();
         }
