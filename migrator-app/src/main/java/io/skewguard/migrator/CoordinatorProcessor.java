@@ -36,8 +36,8 @@ import org.apache.kafka.common.header.Header;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.kafka.common.metrics.Sensor;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -95,6 +95,8 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     private Sensor switchStep;
     private Sensor stoppedEarly;
     private Sensor deadLetters;
+    /** Clusters seen in the repair store since {@link #init} (see {@link #remember}). */
+    private final Set<String> known = new HashSet<>();
 
     CoordinatorProcessor(MigratorSettings settings, MigratorSerdes serdes) {
         this.settings = settings;
@@ -109,6 +111,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     @Override
     public void init(ProcessorContext<String, MigratorOutput> context) {
         this.context = context;
+        this.known.clear(); // a re-initialised task may have restored less than this instance saw
         this.repairs = context.getStateStore(REPAIR_STORE);
         this.capacity = context.getStateStore(CAPACITY_STORE);
         this.reports = context.getStateStore(REPORT_STORE);
@@ -135,10 +138,16 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         }
         String cluster = input.cluster();
         long now = context.currentSystemTimeMs();
-        RepairState state = repairs.get(cluster);
-        if (state == null) {
-            state = RepairState.fresh(cluster, settings.maxBytesPerSec());
+        if (input instanceof MigratorInput.Capacity c) {
+            if (refusedAsNewCluster(record, cluster) || refusedAsNewNode(record, c.value())) {
+                return;
+            }
+            keepLatest(c.value());
+            remember(cluster);
+            return;
         }
+        RepairState stored = repairs.get(cluster);
+        RepairState state = stored != null ? stored : RepairState.fresh(cluster, settings.maxBytesPerSec());
         Supplier<ClusterView> view = () -> view(cluster, now);
         RepairCoordinator.Result result;
         if (input instanceof MigratorInput.Alert a) {
@@ -160,46 +169,51 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             result = coordinator.onReport(state, report.getTotalWriteBytes() / seconds, report.getCapacityCv(),
                     report.getWindowEnd().toEpochMilli(), now, view);
             budget.record(result.state().budgetBytesPerSec());
-        } else if (input instanceof MigratorInput.Capacity c) {
-            if (refusedAsNewCluster(record, cluster) || refusedAsNewNode(record, c.value())) {
-                return;
-            }
-            keepLatest(c.value());
-            if (repairs.get(cluster) == null) {
-                repairs.put(cluster, state); // a known cluster from now on
-                clusterCount++;
-            }
-            return;
         } else if (input instanceof MigratorInput.Status s) {
             MigrationStatus status = s.value();
-            if (status.getMigrationId().equals(repairId(cluster)) || repairs.get(cluster) == null) {
+            if (status.getMigrationId().equals(repairId(cluster)) || stored == null) {
                 return; // our own repair status, or a cluster we never planned for
             }
             result = coordinator.onStatus(state, statusEvent(status), now, view);
         } else {
             return;
         }
-        apply(result, now);
+        apply(stored, result, now);
+    }
+
+    /**
+     * A cluster that reports capacity is known from then on (a fresh state in the store). Capacity
+     * reports come from every node every few seconds and need no repair state otherwise, so the
+     * store (a JSON state) is read once per cluster after {@link #init}, not once per report; a
+     * cluster removed on expiry is forgotten here too.
+     */
+    private void remember(String cluster) {
+        if (known.add(cluster) && repairs.get(cluster) == null) {
+            repairs.put(cluster, RepairState.fresh(cluster, settings.maxBytesPerSec()));
+            if (clusterCount >= 0) {
+                clusterCount++;
+            }
+        }
     }
 
     private void tick(long now) {
-        List<String> running = new ArrayList<>();
+        List<RepairState> running = new ArrayList<>();
         try (KeyValueIterator<String, RepairState> it = repairs.all()) {
             while (it.hasNext()) {
-                KeyValue<String, RepairState> kv = it.next();
-                if (kv.value.batch() != null) {
-                    running.add(kv.key);
+                RepairState state = it.next().value;
+                if (state.batch() != null) {
+                    running.add(state);
                 }
             }
         }
-        for (String cluster : running) {
-            apply(coordinator.onTick(repairs.get(cluster), now, () -> view(cluster, now)), now);
+        for (RepairState state : running) {
+            apply(state, coordinator.onTick(state, now, () -> view(state.cluster(), now)), now);
         }
     }
 
     /** Dead-letters {@code record} when its cluster is new and the task keeps {@code max-clusters} already. */
     private boolean refusedAsNewCluster(Record<String, MigratorInput> record, String cluster) {
-        if (repairs.get(cluster) != null) {
+        if (known.contains(cluster) || repairs.get(cluster) != null) {
             return false;
         }
         if (clusterCount < 0) {
@@ -315,6 +329,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         rows.forEach(slots::delete);
         reports.delete(cluster);
         repairs.delete(cluster);
+        known.remove(cluster);
         if (clusterCount > 0) {
             clusterCount--;
         }
@@ -357,7 +372,8 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         }
     }
 
-    private void apply(RepairCoordinator.Result result, long now) {
+    /** Carries out the effects and saves the state; {@code before} is the stored state the result came from (null: none). */
+    private void apply(RepairState before, RepairCoordinator.Result result, long now) {
         RepairState state = result.state();
         long started = System.nanoTime();
         boolean switched = false;
@@ -404,7 +420,6 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                 context.forward(new Record<>(status.getMigrationId(), new MigratorOutput.RepairStatus(status), now));
             }
         }
-        RepairState before = repairs.get(state.cluster());
         if (before == null && clusterCount >= 0) {
             clusterCount++;
         }

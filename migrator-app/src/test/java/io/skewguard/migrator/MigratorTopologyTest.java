@@ -394,7 +394,7 @@ class MigratorTopologyTest {
                 DeadLetter.fromHeaders(d.headers()).reason()).startsWith("future: eventTime").contains("ahead of this process's clock"));
         org.apache.kafka.streams.state.KeyValueStore<String, CapacityEvent> latest =
                 harness.driver.getKeyValueStore(CoordinatorProcessor.CAPACITY_STORE);
-        assertThat(latest.get(CLUSTER + "/" + ahead.getNode()).getEventTime().toEpochMilli()).isEqualTo(harness.clock);
+        assertThat(latest.get(CoordinatorProcessor.storeKey(CLUSTER, ahead.getNode())).getEventTime().toEpochMilli()).isEqualTo(harness.clock);
     }
 
     private void assertAbortedFirstBatch() {

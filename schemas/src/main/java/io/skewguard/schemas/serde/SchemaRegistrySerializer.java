@@ -1,6 +1,5 @@
 package io.skewguard.schemas.serde;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Map;
 import java.util.Objects;
@@ -139,14 +138,11 @@ public final class SchemaRegistrySerializer<T extends IndexedRecord> implements 
       id = schemaId(registry, topic, schema);
     }
     try {
-      ByteArrayOutputStream out = new ByteArrayOutputStream(128);
-      out.write(new byte[WireFormat.HEADER_SIZE]);
+      WireBytes out = new WireBytes(128);
       BinaryEncoder encoder = EncoderFactory.get().directBinaryEncoder(out, null); // no 2 KB buffer per record
       writer(data, schema).write(data, encoder);
       encoder.flush();
-      byte[] bytes = out.toByteArray();
-      WireFormat.writeHeader(bytes, id);
-      return bytes;
+      return out.withHeader(id);
     } catch (IOException | RuntimeException e) {
       throw new SerializationException(
           topic + ": cannot encode " + schema.getName() + " with schema id " + id + ": " + e, e);

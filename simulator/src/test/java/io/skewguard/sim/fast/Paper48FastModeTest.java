@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The paper's figures (docs/design.md §10) on the shipped {@code paper-48}, six simulated weeks in fast mode: the
- * real detector, balancer and migrator topologies and the real node agents (about 2–3 minutes of the
- * test run). Outcomes, not timings.
+ * real detector, balancer and migrator topologies and the real node agents (several minutes of the
+ * test run; docs/simulator.md says where they go). Outcomes, not timings.
  */
 class Paper48FastModeTest {
 
