@@ -296,6 +296,7 @@ class InputFuzzIT {
                 "topic-prefix", topics.prefix(),
                 "state.dir", dir.resolve("migrator").toString(),
                 "slot-count", Integer.toString(slots),
+                "clusters", "m0,m1,m2",
                 "commit-interval", "200ms",
                 "repartition.purge.interval.ms", Long.toString(Long.MAX_VALUE / 2)));
         InvalidValues invalid = new InvalidValues(UNKNOWN_CLUSTER, "n9", slots, NOW);
