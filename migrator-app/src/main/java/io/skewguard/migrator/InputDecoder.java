@@ -64,6 +64,8 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
 
     private final Set<String> clusters;
     private final long maxLatenessMs;
+    /** Latest input time read by this task (bounded by the clock), for the {@code late} rule. */
+    private long latestTime = Long.MIN_VALUE;
 
     InputDecoder(Topics topics, MigratorSerdes serdes, int maxSlots, FutureSkew futureSkew) {
         this(topics, serdes, maxSlots, futureSkew, NodeKeys.none());
@@ -75,7 +77,7 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
 
     /**
      * @param clusters the clusters served; records of others are dead-lettered (empty: every cluster)
-     * @param maxLateness how far an event time may lie behind the task's stream time ({@code node-expiry})
+     * @param maxLateness how far an input time may lie behind the latest one read ({@code node-expiry})
      */
     InputDecoder(Topics topics, MigratorSerdes serdes, int maxSlots, FutureSkew futureSkew, NodeKeys keys,
             Set<String> clusters, Duration maxLateness) {
@@ -246,18 +248,21 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
     /**
      * {@code time} (a {@code what} of the record) must not lie more than {@code max-future-skew}
      * ahead of this process's clock ({@code future}), nor more than {@code node-expiry} behind the
-     * task's stream time ({@code late}): by then the coordinator has forgotten the nodes such a
-     * record could speak of, and one from years ago tells it nothing. The clock bounds nothing from
-     * below: catching up after downtime, stream time is as old as the records read.
+     * latest time this task has read ({@code late}): by then the coordinator has forgotten the nodes
+     * such a record could speak of, and one from years ago tells it nothing. The clock bounds nothing
+     * from below: catching up after downtime (or in a simulation running ahead), the times read are
+     * as old as the records. The latest time counts at most up to the clock and is kept in memory
+     * only: after a restart the first record read sets it again.
      */
     private void inTime(String what, long time) {
-        futureSkew.check(what, time, context.currentSystemTimeMs()).ifPresent(InputDecoder::refuse);
-        long streamTime = context.currentStreamTimeMs();
-        if (streamTime > 0 && time < streamTime - maxLatenessMs) {
+        long now = context.currentSystemTimeMs();
+        futureSkew.check(what, time, now).ifPresent(InputDecoder::refuse);
+        if (latestTime != Long.MIN_VALUE && time < latestTime - maxLatenessMs) {
             refuse("late: " + what + " " + Instant.ofEpochMilli(time) + " is "
-                    + Durations.format(Duration.ofMillis(streamTime - time)) + " before stream time "
-                    + Instant.ofEpochMilli(streamTime) + " (node-expiry " + Durations.format(Duration.ofMillis(maxLatenessMs)) + ")");
+                    + Durations.format(Duration.ofMillis(latestTime - time)) + " behind the latest time read "
+                    + Instant.ofEpochMilli(latestTime) + " (node-expiry " + Durations.format(Duration.ofMillis(maxLatenessMs)) + ")");
         }
+        latestTime = Math.max(latestTime, FutureSkew.bounded(time, now));
     }
 
     private void requireCluster(String cluster) {

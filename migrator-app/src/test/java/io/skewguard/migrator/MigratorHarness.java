@@ -78,19 +78,11 @@ final class MigratorHarness implements AutoCloseable {
     private void open() {
         driver = new TopologyTestDriver(MigratorTopology.build(settings), MigratorTopology.streamsConfig(settings),
                 Instant.ofEpochMilli(clock));
-        // records piped without a timestamp get the clock's time at (re)start, as a producer would:
-        // the decoder judges lateness against stream time
-        Instant at = Instant.ofEpochMilli(clock);
-        alerts = driver.createInputTopic(topics.alerts(), Serdes.String().serializer(), serde(SkewAlert.class).serializer(),
-                at, Duration.ZERO);
-        reports = driver.createInputTopic(topics.reports(), Serdes.String().serializer(), serde(SkewReport.class).serializer(),
-                at, Duration.ZERO);
-        capacity = driver.createInputTopic(topics.nodeCapacity(), Serdes.String().serializer(), serde(CapacityEvent.class).serializer(),
-                at, Duration.ZERO);
-        status = driver.createInputTopic(topics.migrationStatus(), Serdes.String().serializer(), serde(MigrationStatus.class).serializer(),
-                at, Duration.ZERO);
-        rawCapacity = driver.createInputTopic(topics.nodeCapacity(), Serdes.ByteArray().serializer(), Serdes.ByteArray().serializer(),
-                at, Duration.ZERO);
+        alerts = driver.createInputTopic(topics.alerts(), Serdes.String().serializer(), serde(SkewAlert.class).serializer());
+        reports = driver.createInputTopic(topics.reports(), Serdes.String().serializer(), serde(SkewReport.class).serializer());
+        capacity = driver.createInputTopic(topics.nodeCapacity(), Serdes.String().serializer(), serde(CapacityEvent.class).serializer());
+        status = driver.createInputTopic(topics.migrationStatus(), Serdes.String().serializer(), serde(MigrationStatus.class).serializer());
+        rawCapacity = driver.createInputTopic(topics.nodeCapacity(), Serdes.ByteArray().serializer(), Serdes.ByteArray().serializer());
         commands = driver.createOutputTopic(topics.migrationCommands(), Serdes.String().deserializer(),
                 serde(MigrationCommand.class).deserializer());
         slotTable = driver.createOutputTopic(topics.slotTable(), Serdes.String().deserializer(), serde(SlotAssignment.class).deserializer());
