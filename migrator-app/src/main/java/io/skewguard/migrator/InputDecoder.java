@@ -11,8 +11,14 @@ import io.skewguard.schemas.Topics;
 import io.skewguard.schemas.serde.RegistryUnavailableException;
 import io.skewguard.schemas.auth.NodeKeys;
 import io.skewguard.runtime.state.StateLimits;
+import io.skewguard.runtime.settings.Durations;
+import io.skewguard.schemas.NodeFigures;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
+import java.util.Set;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -53,16 +59,35 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
     private Sensor deadLetters;
     private Sensor unauthenticated;
 
+    /** Longest migration id accepted, in UTF-8 bytes (three ids of at most 255 bytes, a batch and a slot). */
+    static final int MAX_MIGRATION_ID_BYTES = 1024;
+
+    private final Set<String> clusters;
+    private final long maxLatenessMs;
+    /** Latest input time read by this task (bounded by the clock), for the {@code late} rule. */
+    private long latestTime = Long.MIN_VALUE;
+
     InputDecoder(Topics topics, MigratorSerdes serdes, int maxSlots, FutureSkew futureSkew) {
         this(topics, serdes, maxSlots, futureSkew, NodeKeys.none());
     }
 
     InputDecoder(Topics topics, MigratorSerdes serdes, int maxSlots, FutureSkew futureSkew, NodeKeys keys) {
+        this(topics, serdes, maxSlots, futureSkew, keys, Set.of(), StateLimits.UNBOUNDED.nodeExpiry());
+    }
+
+    /**
+     * @param clusters the clusters served; records of others are dead-lettered (empty: every cluster)
+     * @param maxLateness how far an input time may lie behind the latest one read ({@code node-expiry})
+     */
+    InputDecoder(Topics topics, MigratorSerdes serdes, int maxSlots, FutureSkew futureSkew, NodeKeys keys,
+            Set<String> clusters, Duration maxLateness) {
         this.topics = topics;
         this.serdes = serdes;
         this.maxSlots = maxSlots;
         this.futureSkew = futureSkew;
         this.keys = keys;
+        this.clusters = Set.copyOf(clusters);
+        this.maxLatenessMs = maxLateness.toMillis();
     }
 
     @Override
@@ -82,8 +107,12 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
             // not the record's fault: fails the stream thread, which StreamsService replaces after a
             // back-off, so the record is read again from the last commit (docs/design.md §5)
             throw e;
+        } catch (Refused e) {
+            reject(record, topic, e.getMessage());
+            return;
         } catch (RuntimeException e) {
-            reject(record, topic, e.getMessage() == null ? e.toString() : e.getMessage());
+            // a check that threw on a value it did not expect (e.g. a missing field): the record's fault
+            reject(record, topic, "invalid: " + DeadLetter.quote(e.getMessage() == null ? e.toString() : e.getMessage()));
             return;
         }
         Optional<String> forged = unauthenticated(input, topic, record);
@@ -125,62 +154,138 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
 
     private MigratorInput decode(String topic, byte[] bytes) {
         if (bytes == null) {
-            throw new IllegalArgumentException(topic + ": null value");
+            throw new Refused("invalid: null value");
         }
         if (topic.equals(topics.alerts())) {
-            SkewAlert alert = serdes.alert().deserializer().deserialize(topic, bytes);
-            require(Double.isFinite(alert.getValue()), "alert value is not finite");
-            return new MigratorInput.Alert(requireCluster(alert.getCluster(), alert));
+            SkewAlert alert = read(serdes.alert().deserializer(), topic, bytes);
+            requireCluster(alert.getCluster());
+            require(Double.isFinite(alert.getValue()) && alert.getValue() >= 0,
+                    "alert value " + alert.getValue() + " is not a finite number >= 0");
+            require(Double.isFinite(alert.getThreshold()), "alert threshold " + alert.getThreshold() + " is not finite");
+            inTime("since", alert.getSince().toEpochMilli());
+            inTime("eventTime", alert.getEventTime().toEpochMilli());
+            return new MigratorInput.Alert(alert);
         } else if (topic.equals(topics.reports())) {
-            SkewReport report = serdes.report().deserializer().deserialize(topic, bytes);
+            SkewReport report = read(serdes.report().deserializer(), topic, bytes);
+            requireCluster(report.getCluster());
             require(report.getTotalWriteBytes() >= 0, "negative totalWriteBytes " + report.getTotalWriteBytes());
             require(report.getWindowEnd().isAfter(report.getWindowStart()), "window ends before it starts");
             require(report.getSlotHeat().size() <= maxSlots, "slotHeat longer than " + maxSlots + " slots");
-            notAhead("windowEnd", report.getWindowEnd().toEpochMilli());
+            require(finiteAndNotNegative(report.getHeatGini()), "heatGini " + report.getHeatGini() + " is not a finite number >= 0");
+            require(finiteAndNotNegative(report.getCapacityCv()), "capacityCv " + report.getCapacityCv() + " is not a finite number >= 0");
+            require(finiteAndNotNegative(report.getShardCapacityCv()),
+                    "shardCapacityCv " + report.getShardCapacityCv() + " is not a finite number >= 0");
+            inTime("windowEnd", report.getWindowEnd().toEpochMilli());
             for (Long heat : report.getSlotHeat()) {
                 require(heat != null && heat >= 0, "negative slot heat");
             }
-            return new MigratorInput.Report(requireCluster(report.getCluster(), report));
+            for (NodeFigures node : report.getNodes()) {
+                StateLimits.checkId("node", node.getNode()).ifPresent(InputDecoder::refuse);
+                require(node.getHeatBytes() >= 0, "node " + node.getNode() + " has negative heatBytes " + node.getHeatBytes());
+                require(node.getUsedBytes() >= 0 && node.getTotalBytes() >= 0 && node.getUsedBytes() <= node.getTotalBytes(),
+                        "node " + node.getNode() + " has usedBytes " + node.getUsedBytes() + " outside [0, totalBytes "
+                                + node.getTotalBytes() + "]");
+                require(finiteAndNotNegative(node.getUtilisation()),
+                        "node " + node.getNode() + " has utilisation " + node.getUtilisation() + ", not a finite number >= 0");
+            }
+            return new MigratorInput.Report(report);
         } else if (topic.equals(topics.nodeCapacity())) {
-            CapacityEvent event = serdes.capacity().deserializer().deserialize(topic, bytes);
+            CapacityEvent event = read(serdes.capacity().deserializer(), topic, bytes);
+            requireCluster(event.getCluster());
             require(event.getTotalBytes() > 0, "totalBytes must be > 0, was " + event.getTotalBytes());
             require(event.getUsedBytes() >= 0 && event.getUsedBytes() <= event.getTotalBytes(),
                     "usedBytes " + event.getUsedBytes() + " outside [0, totalBytes " + event.getTotalBytes() + "]");
-            require(!event.getNode().isBlank(), "blank node id");
-            notAhead("eventTime", event.getEventTime().toEpochMilli());
             StateLimits.checkId("node", event.getNode()).ifPresent(InputDecoder::refuse);
+            inTime("eventTime", event.getEventTime().toEpochMilli());
             for (ShardUsage shard : event.getShards()) {
                 require(shard.getSlot() >= 0 && shard.getSlot() < maxSlots, "slot " + shard.getSlot() + " outside [0, " + maxSlots + ")");
                 require(shard.getUsedBytes() >= 0, "negative shard size on slot " + shard.getSlot());
             }
-            return new MigratorInput.Capacity(requireCluster(event.getCluster(), event));
+            return new MigratorInput.Capacity(event);
         } else if (topic.equals(topics.migrationStatus())) {
-            MigrationStatus status = serdes.status().deserializer().deserialize(topic, bytes);
+            MigrationStatus status = read(serdes.status().deserializer(), topic, bytes);
+            requireCluster(status.getCluster());
             require(status.getBytesCopied() >= 0, "negative bytesCopied");
-            return new MigratorInput.Status(requireCluster(status.getCluster(), status));
+            StateLimits.checkId("node", status.getNode()).ifPresent(InputDecoder::refuse);
+            migrationIdProblem(status.getMigrationId()).ifPresent(InputDecoder::refuse);
+            inTime("eventTime", status.getEventTime().toEpochMilli());
+            return new MigratorInput.Status(status);
         }
-        throw new IllegalArgumentException("not an input topic of the migrator: " + topic);
+        throw new Refused("invalid: not an input topic of the migrator: " + DeadLetter.quote(topic));
     }
 
-    private void notAhead(String what, long time) {
-        futureSkew.check(what, time, context.currentSystemTimeMs()).ifPresent(reason -> {
-            throw new IllegalArgumentException(reason);
-        });
+    /**
+     * Why {@code id} cannot name a migration, as a dead-letter reason, or empty: the coordinator's
+     * ids are a cluster id, a batch and a slot at a node id, so at most {@value #MAX_MIGRATION_ID_BYTES}
+     * UTF-8 bytes.
+     */
+    static Optional<String> migrationIdProblem(String id) {
+        if (id == null || id.isEmpty()) {
+            return Optional.of("invalid: empty migration id");
+        }
+        int bytes = id.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > MAX_MIGRATION_ID_BYTES) {
+            return Optional.of("invalid: migration id of " + bytes + " bytes, more than " + MAX_MIGRATION_ID_BYTES + ": "
+                    + DeadLetter.quote(id));
+        }
+        return Optional.empty();
     }
 
-    private static <T> T requireCluster(String cluster, T value) {
-        require(cluster != null && !cluster.isBlank(), "blank cluster id");
+    private static boolean finiteAndNotNegative(double d) {
+        return Double.isFinite(d) && d >= 0;
+    }
+
+    private static <T> T read(Deserializer<T> deserializer, String topic, byte[] bytes) {
+        try {
+            return deserializer.deserialize(topic, bytes);
+        } catch (RegistryUnavailableException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new Refused(DeadLetter.undecodable(e));
+        }
+    }
+
+    /**
+     * {@code time} (a {@code what} of the record) must not lie more than {@code max-future-skew}
+     * ahead of this process's clock ({@code future}), nor more than {@code node-expiry} behind the
+     * latest time this task has read ({@code late}): by then the coordinator has forgotten the nodes
+     * such a record could speak of, and one from years ago tells it nothing. The clock bounds nothing
+     * from below: catching up after downtime (or in a simulation running ahead), the times read are
+     * as old as the records. The latest time counts at most up to the clock and is kept in memory
+     * only: after a restart the first record read sets it again.
+     */
+    private void inTime(String what, long time) {
+        long now = context.currentSystemTimeMs();
+        futureSkew.check(what, time, now).ifPresent(InputDecoder::refuse);
+        if (latestTime != Long.MIN_VALUE && time < latestTime - maxLatenessMs) {
+            refuse("late: " + what + " " + Instant.ofEpochMilli(time) + " is "
+                    + Durations.format(Duration.ofMillis(latestTime - time)) + " behind the latest time read "
+                    + Instant.ofEpochMilli(latestTime) + " (node-expiry " + Durations.format(Duration.ofMillis(maxLatenessMs)) + ")");
+        }
+        latestTime = Math.max(latestTime, FutureSkew.bounded(time, now));
+    }
+
+    private void requireCluster(String cluster) {
         StateLimits.checkId("cluster", cluster).ifPresent(InputDecoder::refuse);
-        return value;
+        if (!clusters.isEmpty() && !clusters.contains(cluster)) {
+            refuse("invalid: unknown cluster " + DeadLetter.quote(cluster) + ", not one of the clusters served " + clusters);
+        }
     }
 
     private static void refuse(String reason) {
-        throw new IllegalArgumentException(reason);
+        throw new Refused(reason);
     }
 
     private static void require(boolean ok, String reason) {
         if (!ok) {
-            throw new IllegalArgumentException(reason);
+            throw new Refused("invalid: " + reason);
+        }
+    }
+
+    /** A record the decoder refuses, with the whole dead-letter reason (code first). */
+    private static final class Refused extends RuntimeException {
+        Refused(String reason) {
+            super(reason, null, false, false);
         }
     }
 

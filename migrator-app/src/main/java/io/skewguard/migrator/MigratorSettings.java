@@ -18,9 +18,11 @@ import io.skewguard.runtime.settings.Validator;
 import io.skewguard.runtime.time.FutureSkew;
 import io.skewguard.runtime.state.StateLimits;
 import java.time.Duration;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.Set;
 
 /**
  * The migrator's settings: {@link #MODEL} declares them (names, defaults, rules, the Kafka keys the
@@ -111,6 +113,7 @@ public record MigratorSettings(
                     CommonSettings.applicationId("skewguard-migrator"),
                     CommonSettings.topicPrefix(),
                     CommonSettings.stateDir(System.getProperty("java.io.tmpdir") + "/skewguard-migrator"),
+                    CommonSettings.clusters(),
                     Setting.number(TARGET_CV, 0.10, "A repair runs until the capacity CV is at or below this.")
                             .validatedBy(Validator.notNegative()),
                     Setting.number(OVERSHOOT, 0.2,
@@ -296,6 +299,11 @@ public record MigratorSettings(
 
     public AdaptiveRateLimiter rateLimiter() {
         return new AdaptiveRateLimiter(maxBytesPerSec, lowLoad, highLoad, budgetFloor, peakHalfLife.toMillis());
+    }
+
+    /** The clusters served: records of others are dead-lettered; empty means every cluster. */
+    public Set<String> clusters() {
+        return new LinkedHashSet<>(settings.list(CommonSettings.CLUSTERS));
     }
 
     /** How many clusters and nodes the stores hold, and when a silent node is forgotten. */

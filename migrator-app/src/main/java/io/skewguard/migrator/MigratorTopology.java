@@ -85,7 +85,8 @@ public final class MigratorTopology {
         KStream<String, MigratorInput> decoded = builder
                 .stream(List.of(topics.alerts(), topics.reports(), topics.nodeCapacity(), topics.migrationStatus()),
                         Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("inputs"))
-                .process(() -> new InputDecoder(topics, serdes, settings.slotCount(), settings.futureSkew(), keys), Named.as("decode"));
+                .process(() -> new InputDecoder(topics, serdes, settings.slotCount(), settings.futureSkew(), keys,
+                        settings.clusters(), settings.limits().nodeExpiry()), Named.as("decode"));
 
         Map<String, KStream<String, MigratorInput>> byKind = decoded.split(Named.as("input-"))
                 .branch((k, v) -> v instanceof MigratorInput.Rejected, Branched.as("rejected"))

@@ -397,6 +397,149 @@ class MigratorTopologyTest {
         assertThat(latest.get(CoordinatorProcessor.storeKey(CLUSTER, ahead.getNode())).getEventTime().toEpochMilli()).isEqualTo(harness.clock);
     }
 
+    private List<String> reasons() {
+        return harness.dlq.readRecordsToList().stream().map(d -> DeadLetter.fromHeaders(d.headers()).reason()).toList();
+    }
+
+    private static io.skewguard.schemas.SkewReport report(long now) {
+        return io.skewguard.schemas.SkewReport.newBuilder()
+                .setCluster(CLUSTER).setWindowStart(java.time.Instant.ofEpochMilli(now - 60_000))
+                .setWindowEnd(java.time.Instant.ofEpochMilli(now)).setHeatGini(0.1).setCapacityCv(0.2).setShardCapacityCv(0)
+                .setNodeCount(1).setTotalWriteBytes(1000)
+                .setNodes(new ArrayList<>(List.of(new io.skewguard.schemas.NodeFigures("n1", null, 10L, 5L, 10L, 0.5))))
+                .setHottestSlots(List.of()).setSlotHeat(List.of())
+                .setHeatState(AlertState.NORMAL).setCapacityState(AlertState.NORMAL).build();
+    }
+
+    private static io.skewguard.schemas.SkewAlert alert(long now) {
+        return io.skewguard.schemas.SkewAlert.newBuilder()
+                .setAlertId(CLUSTER + "/CAPACITY/OBSERVING/" + now).setCluster(CLUSTER)
+                .setKind(io.skewguard.schemas.AlertKind.CAPACITY).setPreviousState(AlertState.NORMAL)
+                .setState(AlertState.OBSERVING).setValue(0.3).setThreshold(0.25)
+                .setSince(java.time.Instant.ofEpochMilli(now)).setEventTime(java.time.Instant.ofEpochMilli(now)).build();
+    }
+
+    private static io.skewguard.schemas.MigrationStatus status(long now) {
+        return new io.skewguard.schemas.MigrationStatus(CLUSTER, CLUSTER + "/b1/3@n1", "cmd", "n2", MigrationPhase.COPY,
+                io.skewguard.schemas.StepResult.PROGRESS, 10L, null, java.time.Instant.ofEpochMilli(now));
+    }
+
+    @Test
+    void reportsWithFiguresThatAreNotFiniteNumbersAtLeastZeroOrWithBadNodeIdsAreDeadLetteredAsInvalid() {
+        harness = new MigratorHarness(stateDir, Map.of());
+        long now = harness.tick();
+        List<java.util.function.Consumer<io.skewguard.schemas.SkewReport>> breaks = List.of(
+                r -> r.setHeatGini(Double.NaN), r -> r.setHeatGini(-0.5), r -> r.setCapacityCv(Double.POSITIVE_INFINITY),
+                r -> r.setCapacityCv(-0.5), r -> r.setShardCapacityCv(Double.NaN),
+                r -> r.getNodes().get(0).setUtilisation(Double.NaN), r -> r.getNodes().get(0).setUtilisation(-0.5),
+                r -> r.getNodes().get(0).setHeatBytes(-1L), r -> r.getNodes().get(0).setUsedBytes(11L),
+                r -> r.getNodes().get(0).setNode(""), r -> r.getNodes().get(0).setNode("x".repeat(10 * 1024)));
+        for (var change : breaks) {
+            io.skewguard.schemas.SkewReport bad = report(now);
+            change.accept(bad);
+            harness.reports.pipeInput(CLUSTER, bad, now);
+        }
+        harness.reports.pipeInput(CLUSTER, report(now), now);
+
+        List<String> reasons = reasons();
+        assertThat(reasons).hasSize(breaks.size()).allSatisfy(r -> assertThat(r).startsWith("invalid: ").hasSizeLessThan(300));
+        assertThat(reasons.get(0)).isEqualTo("invalid: heatGini NaN is not a finite number >= 0");
+        assertThat(reasons.get(5)).contains("utilisation NaN");
+        assertThat(reasons.get(8)).contains("usedBytes 11 outside [0, totalBytes 10]");
+        assertThat(reasons.get(10)).isEqualTo("invalid: node id of 10240 bytes, more than 255");
+        assertThat(metric("dead-letters-total")).isEqualTo(breaks.size());
+    }
+
+    @Test
+    void alertsWithANegativeValueOrAThresholdThatIsNotFiniteOrATimeFarAheadAreDeadLettered() {
+        harness = new MigratorHarness(stateDir, Map.of());
+        long now = harness.tick();
+        long tenYears = 3652L * 86_400_000;
+        List<java.util.function.Consumer<io.skewguard.schemas.SkewAlert>> breaks = List.of(
+                a -> a.setValue(-0.5), a -> a.setValue(Double.NaN), a -> a.setThreshold(Double.NaN),
+                a -> a.setThreshold(Double.NEGATIVE_INFINITY), a -> a.setSince(java.time.Instant.ofEpochMilli(now + tenYears)),
+                a -> a.setEventTime(java.time.Instant.ofEpochMilli(now + tenYears)));
+        for (var change : breaks) {
+            io.skewguard.schemas.SkewAlert bad = alert(now);
+            change.accept(bad);
+            harness.alerts.pipeInput(CLUSTER, bad, now);
+        }
+        harness.alerts.pipeInput(CLUSTER, alert(now), now);
+
+        List<String> reasons = reasons();
+        assertThat(reasons.subList(0, 4)).containsExactly(
+                "invalid: alert value -0.5 is not a finite number >= 0",
+                "invalid: alert value NaN is not a finite number >= 0",
+                "invalid: alert threshold NaN is not finite",
+                "invalid: alert threshold -Infinity is not finite");
+        assertThat(reasons.get(4)).startsWith("future: since ");
+        assertThat(reasons.get(5)).startsWith("future: eventTime ");
+        assertThat(reasons).hasSize(breaks.size());
+    }
+
+    @Test
+    void statusesWithAnEmptyOrOverlongMigrationOrNodeIdOrATimeFarAheadAreDeadLettered() {
+        harness = new MigratorHarness(stateDir, Map.of());
+        long now = harness.tick();
+        List<java.util.function.Consumer<io.skewguard.schemas.MigrationStatus>> breaks = List.of(
+                st -> st.setMigrationId(""), st -> st.setMigrationId("x".repeat(300 * 1024)), st -> st.setNode(""),
+                st -> st.setNode("y".repeat(10 * 1024)),
+                st -> st.setEventTime(java.time.Instant.ofEpochMilli(now + 3652L * 86_400_000)));
+        for (var change : breaks) {
+            io.skewguard.schemas.MigrationStatus bad = status(now);
+            change.accept(bad);
+            harness.status.pipeInput(bad.getMigrationId(), bad, now);
+        }
+        harness.status.pipeInput("ok", status(now), now);
+
+        List<String> reasons = reasons();
+        assertThat(reasons).hasSize(breaks.size());
+        assertThat(reasons.get(0)).isEqualTo("invalid: empty migration id");
+        assertThat(reasons.get(1)).startsWith("invalid: migration id of 307200 bytes, more than 1024: xxx")
+                .endsWith("... (307200 chars)").hasSizeLessThan(300);
+        assertThat(reasons.get(2)).isEqualTo("invalid: empty node id");
+        assertThat(reasons.get(3)).isEqualTo("invalid: node id of 10240 bytes, more than 255");
+        assertThat(reasons.get(4)).startsWith("future: eventTime ");
+    }
+
+    @Test
+    void withClustersSetRecordsOfOtherClustersAreDeadLetteredAndTheirIdQuotedShort() {
+        harness = new MigratorHarness(stateDir, Map.of("clusters", CLUSTER));
+        long now = harness.tick();
+        io.skewguard.schemas.SkewAlert other = alert(now);
+        other.setCluster("elsewhere");
+        harness.alerts.pipeInput("elsewhere", other, now);
+        io.skewguard.schemas.MigrationStatus huge = status(now);
+        huge.setCluster("c".repeat(10 * 1024));
+        harness.status.pipeInput("x", huge, now);
+        harness.alerts.pipeInput(CLUSTER, alert(now), now);
+
+        assertThat(reasons()).containsExactly("invalid: unknown cluster elsewhere, not one of the clusters served [c1]",
+                "invalid: cluster id of 10240 bytes, more than 255");
+    }
+
+    /**
+     * Nothing is too old for the clock, but a record whose time lies more than node-expiry behind
+     * the latest time the task has read is dead-lettered as late: the coordinator has forgotten
+     * whatever such a record could speak of.
+     */
+    @Test
+    void aTimeMoreThanNodeExpiryBehindTheLatestReadIsDeadLetteredAsLateWhileOldInputReadInOrderIsNot() {
+        harness = new MigratorHarness(stateDir, Map.of("node-expiry", "1h"));
+        long then = harness.tick();
+        harness.status.pipeInput("old", status(then), then); // catching up: old, but so is stream time
+        harness.advance(Duration.ofHours(2));
+        long now = harness.clock;
+        harness.status.pipeInput("now", status(now), now);
+        harness.status.pipeInput("late", status(then), now);
+        harness.reports.pipeInput(CLUSTER, report(then), now);
+
+        List<String> reasons = reasons();
+        assertThat(reasons).hasSize(2);
+        assertThat(reasons.get(0)).startsWith("late: eventTime ").contains(" behind the latest time read ").endsWith("(node-expiry 1h)");
+        assertThat(reasons.get(1)).startsWith("late: windowEnd ");
+    }
+
     private void assertAbortedFirstBatch() {
         List<MigrationCommand> batch1 = batches(harness.allCommands).get("b000001");
         List<MigrationCommand> aborts = batch1.stream().filter(c -> c.getPhase() == MigrationPhase.ABORT).toList();

@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -49,6 +50,7 @@ public final class AgentCore {
     private final NodeStore store;
     private final Consumer<AgentState> saver;
     private final CommandApplier applier;
+    private final EpochBound epochs;
     private final long keepFinishedMillis;
     private final AtomicLong refusals = new AtomicLong();
     private volatile AgentState state;
@@ -69,6 +71,7 @@ public final class AgentCore {
     public AgentCore(CommandCheck check, NodeStore store, AgentState initial, Consumer<AgentState> saver,
                      EpochBound epochs, Duration keepFinished) {
         this.applier = new CommandApplier(Objects.requireNonNull(epochs, "epochs"));
+        this.epochs = epochs;
         if (keepFinished.isNegative()) {
             throw new IllegalArgumentException("keepFinished must not be negative, was " + keepFinished);
         }
@@ -159,6 +162,29 @@ public final class AgentCore {
             answers.addAll(apply(input, nowMillis));
         }
         return answers;
+    }
+
+    /**
+     * Why {@code input} carries an epoch no legitimate sender could have issued yet, as a dead-letter
+     * reason ({@code invalid: ...}), or empty: a weight epoch or a routing epoch that jumps past
+     * {@code max-epoch-jump} from the newest this node knows (its weight epoch; the highest routing
+     * epoch of its migration records, 0 without any). Adopted, such an epoch would make every later
+     * real command look old, so it is set aside with the command instead of merely refused.
+     */
+    public Optional<String> epochProblem(AgentInput input) {
+        if (input instanceof AgentInput.Weight w) {
+            long epoch = w.command().getEpoch();
+            return epoch <= state.weightEpoch() ? Optional.empty()
+                    : epochs.problem("weight epoch", state.weightEpoch(), epoch).map(p -> "invalid: " + p);
+        }
+        if (input instanceof AgentInput.Step step) {
+            long newest = 0;
+            for (MigrationRecord r : state.migrations().values()) {
+                newest = Math.max(newest, Math.max(r.routingEpoch(), r.commitEpoch()));
+            }
+            return epochs.problem("routing epoch", newest, step.command().getRoutingEpoch()).map(p -> "invalid: " + p);
+        }
+        return Optional.empty();
     }
 
     private AgentState pruned(AgentState s, long nowMillis) {

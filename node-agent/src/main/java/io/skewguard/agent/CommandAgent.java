@@ -305,7 +305,7 @@ public final class CommandAgent implements AutoCloseable {
             if (weight) {
                 WeightCommand c = weightSerde.deserializer().deserialize(record.topic(), record.headers(), record.value());
                 if (c == null) {
-                    deadLetter(record, "a command topic record without value");
+                    deadLetter(record, "invalid: a command topic record without value");
                     return;
                 }
                 valueNode = c.getNode();
@@ -314,7 +314,7 @@ public final class CommandAgent implements AutoCloseable {
             } else {
                 MigrationCommand c = migrationSerde.deserializer().deserialize(record.topic(), record.headers(), record.value());
                 if (c == null) {
-                    deadLetter(record, "a command topic record without value");
+                    deadLetter(record, "invalid: a command topic record without value");
                     return;
                 }
                 valueNode = c.getNode();
@@ -330,6 +330,9 @@ public final class CommandAgent implements AutoCloseable {
         if (key == null && !settings.node().equals(valueNode)) {
             return; // unkeyed, and another node's
         }
+        if (problem.isEmpty()) {
+            problem = core.epochProblem(input);
+        }
         if (problem.isPresent()) {
             deadLetter(record, problem.get());
             return;
@@ -341,7 +344,7 @@ public final class CommandAgent implements AutoCloseable {
                 throw e;
             }
             // it would throw the same way after every restart: set it aside with its reason, go on
-            deadLetter(record, "poison: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+            deadLetter(record, "poison: " + e.getClass().getSimpleName() + ": " + DeadLetter.quote(e.getMessage()));
         }
     }
 

@@ -153,6 +153,26 @@ class ForgedCommandsTest {
     }
 
     @Test
+    void anEpochJumpingPastTheBoundIsNamedForTheDeadLetterBeforeAnythingIsApplied() {
+        int slot = sourceHoldsAKey();
+        AgentCore n1 = core("n1");
+        assertThat(n1.epochProblem(new AgentInput.Weight(weight("n1", Long.MAX_VALUE, 0.5)))).get().asString()
+                .startsWith("invalid: weight epoch " + Long.MAX_VALUE + " jumps");
+        assertThat(n1.epochProblem(new AgentInput.Weight(weight("n1", 1000, 0.5)))).isEmpty();
+        MigrationCommand prepare = step(MigrationPhase.PREPARE, "m1", slot, "n1", "n2", "n1");
+        assertThat(n1.epochProblem(new AgentInput.Step(at(prepare, Long.MAX_VALUE)))).get().asString()
+                .startsWith("invalid: routing epoch " + Long.MAX_VALUE + " jumps");
+        assertThat(n1.epochProblem(new AgentInput.Step(at(prepare, 1000)))).isEmpty();
+
+        // measured from the newest routing epoch the node took part at
+        n1.apply(new AgentInput.Step(at(prepare, 900)), 1);
+        assertThat(n1.epochProblem(new AgentInput.Step(at(step(MigrationPhase.COMMIT, "m1", slot, "n1", "n2", "n1"), 1900)))).isEmpty();
+        assertThat(n1.epochProblem(new AgentInput.Step(at(step(MigrationPhase.COMMIT, "m1", slot, "n1", "n2", "n1"), 1901)))).isPresent();
+        assertThat(n1.state().weightEpoch()).isEqualTo(AgentState.NO_EPOCH);
+        assertThat(n1.refusals()).isZero();
+    }
+
+    @Test
     void aFreshNodeMeasuresTheJumpFromZero() {
         store("n1");
         AgentCore n1 = core("n1");

@@ -57,6 +57,22 @@ public record DeadLetter(String sourceTopic, int sourcePartition, long sourceOff
     return "undecodable: " + (e.getMessage() == null ? e.toString() : e.getMessage());
   }
 
+  /** Most characters of an id or value {@link #quote} keeps. */
+  public static final int QUOTE_CHARS = 100;
+
+  /**
+   * {@code text} as a reason may quote it: as it is up to {@value #QUOTE_CHARS} characters, else its
+   * first {@value #QUOTE_CHARS} and how long it was, so that a dead letter never grows past its
+   * input however long the id or value it names.
+   */
+  public static String quote(String text) {
+    if (text == null || text.length() <= QUOTE_CHARS) {
+      return String.valueOf(text);
+    }
+    int end = Character.isHighSurrogate(text.charAt(QUOTE_CHARS - 1)) ? QUOTE_CHARS - 1 : QUOTE_CHARS; // never half a character
+    return text.substring(0, end) + "... (" + text.length() + " chars)";
+  }
+
   /** This dead letter's four headers, in a fresh mutable {@link Headers}. */
   public Headers toHeaders() {
     RecordHeaders headers = new RecordHeaders();

@@ -39,6 +39,15 @@ class DeadLetterTest {
     assertThatThrownBy(() -> DeadLetter.fromHeaders(bad)).hasMessageContaining("skew.dlq.source.offset is not a number");
   }
 
+  @Test
+  void quoteKeepsShortTextAndCutsLongTextToAHundredCharactersAndItsLength() {
+    assertThat(DeadLetter.quote("n1")).isEqualTo("n1");
+    assertThat(DeadLetter.quote(null)).isEqualTo("null");
+    String quoted = DeadLetter.quote("x".repeat(300 * 1024));
+    assertThat(quoted).isEqualTo("x".repeat(100) + "... (307200 chars)");
+    assertThat(DeadLetter.quote("x".repeat(99) + "\uD83D\uDE00" + "y".repeat(50))).startsWith("x".repeat(99) + "...");
+  }
+
   private static String text(Headers headers, String name) {
     return new String(headers.lastHeader(name).value(), StandardCharsets.UTF_8);
   }

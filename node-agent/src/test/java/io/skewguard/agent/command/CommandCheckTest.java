@@ -45,4 +45,53 @@ class CommandCheckTest {
         MigrationCommand negative = MigrationCommand.newBuilder(step(MigrationPhase.COPY, "m", 3, "n2", "n1", "n1")).setMaxBytesPerSec(-1).build();
         assertThat(check.problem(negative)).get().asString().contains("negative");
     }
+
+    @Test
+    void everyReasonStartsWithTheInvalidCode() {
+        assertThat(check.problem(weight("n2", 1, 1.0))).get().asString().startsWith("invalid: ");
+        assertThat(check.problem(step(MigrationPhase.PREPARE, "m", 16, "n1", "n2", "n1"))).get().asString().startsWith("invalid: ");
+    }
+
+    @Test
+    void aWeightCommandWithoutCommandIdOrWithAnOldWeightThatIsNotANumberIsRefused() {
+        WeightCommand noId = WeightCommand.newBuilder(weight("n1", 1, 1.5)).setCommandId("").build();
+        assertThat(check.problem(noId)).get().asString().isEqualTo("invalid: weight command has an empty command id");
+        WeightCommand nan = WeightCommand.newBuilder(weight("n1", 1, 1.5)).setOldWeight(Double.NaN).build();
+        assertThat(check.problem(nan)).get().asString().contains("old weight factor NaN");
+    }
+
+    @Test
+    void aWeightCommandWithAReasonPastFourKilobytesIsRefusedAndTheReasonIsNotQuoted() {
+        WeightCommand huge = WeightCommand.newBuilder(weight("n1", 1, 1.5)).setReason("x".repeat(300 * 1024)).build();
+        assertThat(check.problem(huge)).get().asString()
+                .isEqualTo("invalid: weight command's reason of 307200 bytes is longer than 4096");
+        WeightCommand atBound = WeightCommand.newBuilder(weight("n1", 1, 1.5)).setReason("x".repeat(4096)).build();
+        assertThat(check.problem(atBound)).isEmpty();
+    }
+
+    @Test
+    void aMigrationCommandWithAnOverlongMigrationIdIsRefusedAndItsIdQuotedShort() {
+        MigrationCommand tenKb = MigrationCommand.newBuilder(step(MigrationPhase.COPY, "m", 3, "n2", "n1", "n1"))
+                .setMigrationId("x".repeat(10 * 1024)).build();
+        String reason = check.problem(tenKb).orElseThrow();
+        assertThat(reason).startsWith("invalid: migration command has a migration id of 10240 bytes, more than 1024");
+        assertThat(reason.length()).isLessThan(300);
+        MigrationCommand atBound = MigrationCommand.newBuilder(step(MigrationPhase.COPY, "m", 3, "n2", "n1", "n1"))
+                .setMigrationId("x".repeat(1024)).build();
+        assertThat(check.problem(atBound)).isEmpty();
+    }
+
+    @Test
+    void aMigrationCommandWithAnEmptyCommandIdOrANegativeRoutingEpochIsRefused() {
+        MigrationCommand noId = MigrationCommand.newBuilder(step(MigrationPhase.COPY, "m", 3, "n2", "n1", "n1")).setCommandId("").build();
+        assertThat(check.problem(noId)).get().asString().isEqualTo("invalid: migration command has an empty command id");
+        MigrationCommand negative = MigrationCommand.newBuilder(step(MigrationPhase.COPY, "m", 3, "n2", "n1", "n1")).setRoutingEpoch(-1).build();
+        assertThat(check.problem(negative)).get().asString().contains("negative routing epoch -1");
+    }
+
+    @Test
+    void aHugeNodeOrClusterIdIsQuotedShortInTheReason() {
+        WeightCommand other = WeightCommand.newBuilder(weight("n1", 1, 1.5)).setNode("y".repeat(300 * 1024)).build();
+        assertThat(check.problem(other)).get().asString().hasSizeLessThan(300).contains("(307200 chars)");
+    }
 }

@@ -296,6 +296,7 @@ class InputFuzzIT {
                 "topic-prefix", topics.prefix(),
                 "state.dir", dir.resolve("migrator").toString(),
                 "slot-count", Integer.toString(slots),
+                "clusters", "m0,m1,m2",
                 "commit-interval", "200ms",
                 "repartition.purge.interval.ms", Long.toString(Long.MAX_VALUE / 2)));
         InvalidValues invalid = new InvalidValues(UNKNOWN_CLUSTER, "n9", slots, NOW);
@@ -336,10 +337,17 @@ class InputFuzzIT {
         boolean consumed = awaitConsumed("fuzz-migrator", inputs, app);
 
         Map<Byte, Integer> acceptedByTag = new TreeMap<>();
+        SchemaRegistrySerde<MigrationStatus> statuses = SchemaRegistrySerde.of(MigrationStatus.class, serdeConfig, false);
+        closeAtEnd.add(statuses);
         for (ConsumerRecord<byte[], byte[]> r : readAll("fuzz-migrator-by-cluster-repartition")) {
+            // the migrator writes its own repair status (node "migrator") to migration-status and reads it
+            // back: good records too, but not ones this test sent, so they are not counted
+            if (r.value()[0] == 4 && statuses.deserializer().deserialize(r.topic(),
+                    java.util.Arrays.copyOfRange(r.value(), 1, r.value().length)).getNode().equals("migrator")) {
+                continue;
+            }
             acceptedByTag.merge(r.value()[0], 1, Integer::sum);
         }
-        // the migrator writes its own repair status to migration-status and reads it back: those are good records too
         String processed = acceptedByTag.equals(goodByTag) ? "yes"
                 : "accepted by kind (1 alert, 2 report, 3 capacity, 4 status) " + acceptedByTag + ", good sent " + goodByTag;
         verify(ledger, topics, inputs, consumed, processed, app);
