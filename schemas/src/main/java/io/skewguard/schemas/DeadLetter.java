@@ -57,6 +57,24 @@ public record DeadLetter(String sourceTopic, int sourcePartition, long sourceOff
     return "undecodable: " + (e.getMessage() == null ? e.toString() : e.getMessage());
   }
 
+  /** Longest id or value a reason quotes, in characters. */
+  public static final int QUOTE_LIMIT = 100;
+
+  /**
+   * {@code value} as a reason quotes it: in single quotes, cut to {@value #QUOTE_LIMIT} characters
+   * with its full length after an ellipsis, so that a reason naming a huge id never grows a dead
+   * letter past its input.
+   */
+  public static String quote(String value) {
+    if (value == null) {
+      return "null";
+    }
+    if (value.length() <= QUOTE_LIMIT) {
+      return "'" + value + "'";
+    }
+    return "'" + value.substring(0, QUOTE_LIMIT) + "…' (" + value.length() + " characters)";
+  }
+
   /** This dead letter's four headers, in a fresh mutable {@link Headers}. */
   public Headers toHeaders() {
     RecordHeaders headers = new RecordHeaders();

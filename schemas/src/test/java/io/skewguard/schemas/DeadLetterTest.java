@@ -39,6 +39,14 @@ class DeadLetterTest {
     assertThatThrownBy(() -> DeadLetter.fromHeaders(bad)).hasMessageContaining("skew.dlq.source.offset is not a number");
   }
 
+  @Test
+  void aQuotedValueIsCutToAHundredCharactersAndSaysHowLongItWas() {
+    assertThat(DeadLetter.quote("n1")).isEqualTo("'n1'");
+    String huge = "x".repeat(300_000);
+    assertThat(DeadLetter.quote(huge)).startsWith("'" + "x".repeat(100) + "…'")
+        .endsWith("(300000 characters)").hasSizeLessThan(130);
+  }
+
   private static String text(Headers headers, String name) {
     return new String(headers.lastHeader(name).value(), StandardCharsets.UTF_8);
   }
