@@ -56,6 +56,7 @@ public record BalancerSettings(
     public static final String ROUND_INTERVAL = "round-interval";
     public static final String DECAY = "decay";
     public static final String REPLICATION_FACTOR = "replication-factor";
+    public static final String MAX_EVENT_AGE = "max-event-age";
 
     /** Every setting of the balancer. */
     public static final SettingsModel MODEL = PoisonPills.handledBy(SettingsModel.builder("balancer")
@@ -101,7 +102,13 @@ public record BalancerSettings(
                     CommonSettings.healthPort(),
                     CommonSettings.healthHost(),
                     CommonSettings.createTopics(),
-                    CommonSettings.maxFutureSkew())
+                    CommonSettings.maxFutureSkew(),
+                    Setting.duration(MAX_EVENT_AGE, "7d",
+                                    "Reports and alerts whose time lies further behind this process's clock go to the "
+                                            + "dead-letter topic (reason 'stale'): the balancer steers by the load of now. The "
+                                            + "default is Kafka's default retention, so a balancer catching up within it reads "
+                                            + "everything.")
+                            .validatedBy(Validator.positive()))
             .fixes("processing.guarantee", "exactly_once_v2",
                     "a round's controller state, weight commands and node weights commit in one transaction; "
                             + "with at-least-once a restart could repeat an epoch with different weights")
@@ -184,6 +191,11 @@ public record BalancerSettings(
     }
 
     /** How far ahead of this process's clock a report's {@code windowEnd} or an alert's times may lie. */
+    /** {@code max-event-age}: how far behind this process's clock a report's or alert's time may lie. */
+    public Duration maxEventAge() {
+        return settings.duration(MAX_EVENT_AGE);
+    }
+
     public FutureSkew futureSkew() {
         return FutureSkew.of(settings.duration(CommonSettings.MAX_FUTURE_SKEW));
     }

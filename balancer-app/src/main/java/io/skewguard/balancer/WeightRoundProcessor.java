@@ -88,7 +88,7 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
         this.topics = settings.topics();
         this.serdeConfig = settings.serdeConfig();
         this.policy = policy;
-        this.reader = new ReportReader(settings.clusters(), settings.futureSkew());
+        this.reader = new ReportReader(settings.clusters(), settings.futureSkew(), settings.maxEventAge());
         this.limits = settings.limits();
     }
 
@@ -115,7 +115,7 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
         try {
             String key = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
             if (key == null) {
-                throw new RejectedInput("record without key (the cluster id)");
+                throw new RejectedInput("invalid: record without key (the cluster id)");
             }
             if (source.topic().equals(topics.reports())) {
                 onReport(key, decode(reports, source.topic(), record), record.timestamp());
@@ -132,7 +132,7 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
     private static <T extends org.apache.avro.specific.SpecificRecord> T decode(
             SchemaRegistrySerde<T> serde, String topic, Record<byte[], byte[]> record) throws RejectedInput {
         if (record.value() == null) {
-            throw new RejectedInput("record without value");
+            throw new RejectedInput("invalid: record without value");
         }
         try {
             return serde.deserializer().deserialize(topic, record.headers(), record.value());

@@ -226,12 +226,12 @@ class BalancerTopologyTest {
         assertThat(letters).hasSize(6);
         List<DeadLetter> origins = letters.stream().map(r -> DeadLetter.fromHeaders(r.headers())).toList();
         assertThat(origins).extracting(DeadLetter::reason).satisfiesExactly(
-                r -> assertThat(r).contains("unknown cluster 'elsewhere'"),
-                r -> assertThat(r).contains("zero nodes"),
+                r -> assertThat(r).isEqualTo("unknown-cluster: cluster 'elsewhere' is not one of the clusters served"),
+                r -> assertThat(r).startsWith("invalid: ").contains("zero nodes"),
                 r -> assertThat(r).contains("heat Gini NaN"),
                 r -> assertThat(r).startsWith("undecodable"),
                 r -> assertThat(r).contains("key 'c2' is not its cluster 'c1'"),
-                r -> assertThat(r).startsWith("unknown-schema"));
+                r -> assertThat(r).startsWith("unknown-schema: "));
         assertThat(origins).extracting(DeadLetter::sourceTopic).containsExactly(
                 "skew.reports", "skew.reports", "skew.reports", "skew.reports", "skew.reports", "skew.alerts");
         assertThat(origins.subList(0, 5)).extracting(DeadLetter::sourceOffset).containsExactly(0L, 1L, 2L, 3L, 4L);

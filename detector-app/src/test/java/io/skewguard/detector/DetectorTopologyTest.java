@@ -304,12 +304,12 @@ class DetectorTopologyTest {
         assertThat(reasons.get(1)).startsWith("unknown-schema: ");
         assertThat(reasons.get(2)).startsWith("undecodable").contains("magic");
         assertThat(reasons.get(3)).startsWith("undecodable");
-        assertThat(reasons.get(4)).isEqualTo("empty value");
-        assertThat(reasons.get(5)).startsWith("negative bytes");
-        assertThat(reasons.get(6)).isEqualTo("missing node id");
-        assertThat(reasons.get(7)).startsWith("slot 99999");
+        assertThat(reasons.get(4)).isEqualTo("invalid: empty value");
+        assertThat(reasons.get(5)).startsWith("invalid: negative bytes");
+        assertThat(reasons.get(6)).isEqualTo("invalid: missing node id");
+        assertThat(reasons.get(7)).startsWith("invalid: slot 99999");
         assertThat(reasons.get(8)).contains("> total");
-        assertThat(reasons.get(9)).startsWith("negative used");
+        assertThat(reasons.get(9)).startsWith("invalid: negative used");
         assertThat(reasons.get(10)).startsWith("future");
         assertThat(h.deadLetters().get(1).value()).isEqualTo(unknownId); // original bytes
         assertThat(h.deadLetters().get(3).letter().sourceOffset()).isEqualTo(7L);

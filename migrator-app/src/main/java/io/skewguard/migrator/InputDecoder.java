@@ -268,7 +268,7 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
     private void requireCluster(String cluster) {
         StateLimits.checkId("cluster", cluster).ifPresent(InputDecoder::refuse);
         if (!clusters.isEmpty() && !clusters.contains(cluster)) {
-            refuse("invalid: unknown cluster " + DeadLetter.quote(cluster) + ", not one of the clusters served " + clusters);
+            refuse("unknown-cluster: cluster " + DeadLetter.quote(cluster) + " is not one of the clusters served " + clusters);
         }
     }
 

@@ -495,8 +495,8 @@ class MigratorTopologyTest {
         List<String> reasons = reasons();
         assertThat(reasons).hasSize(breaks.size());
         assertThat(reasons.get(0)).isEqualTo("invalid: empty migration id");
-        assertThat(reasons.get(1)).startsWith("invalid: migration id of 307200 bytes, more than 1024: xxx")
-                .endsWith("... (307200 chars)").hasSizeLessThan(300);
+        assertThat(reasons.get(1)).startsWith("invalid: migration id of 307200 bytes, more than 1024: 'xxx")
+                .endsWith("…' (307200 characters)").hasSizeLessThan(300);
         assertThat(reasons.get(2)).isEqualTo("invalid: empty node id");
         assertThat(reasons.get(3)).isEqualTo("invalid: node id of 10240 bytes, more than 255");
         assertThat(reasons.get(4)).startsWith("future: eventTime ");
@@ -514,7 +514,7 @@ class MigratorTopologyTest {
         harness.status.pipeInput("x", huge, now);
         harness.alerts.pipeInput(CLUSTER, alert(now), now);
 
-        assertThat(reasons()).containsExactly("invalid: unknown cluster elsewhere, not one of the clusters served [c1]",
+        assertThat(reasons()).containsExactly("unknown-cluster: cluster 'elsewhere' is not one of the clusters served [c1]",
                 "invalid: cluster id of 10240 bytes, more than 255");
     }
 

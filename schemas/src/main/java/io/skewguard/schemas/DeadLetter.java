@@ -57,20 +57,23 @@ public record DeadLetter(String sourceTopic, int sourcePartition, long sourceOff
     return "undecodable: " + (e.getMessage() == null ? e.toString() : e.getMessage());
   }
 
-  /** Most characters of an id or value {@link #quote} keeps. */
-  public static final int QUOTE_CHARS = 100;
+  /** Longest id or value a reason quotes, in characters. */
+  public static final int QUOTE_LIMIT = 100;
 
   /**
-   * {@code text} as a reason may quote it: as it is up to {@value #QUOTE_CHARS} characters, else its
-   * first {@value #QUOTE_CHARS} and how long it was, so that a dead letter never grows past its
-   * input however long the id or value it names.
+   * {@code value} as a reason quotes it: in single quotes, cut to {@value #QUOTE_LIMIT} characters
+   * with its full length after an ellipsis, so that a reason naming a huge id never grows a dead
+   * letter past its input.
    */
-  public static String quote(String text) {
-    if (text == null || text.length() <= QUOTE_CHARS) {
-      return String.valueOf(text);
+  public static String quote(String value) {
+    if (value == null) {
+      return "null";
     }
-    int end = Character.isHighSurrogate(text.charAt(QUOTE_CHARS - 1)) ? QUOTE_CHARS - 1 : QUOTE_CHARS; // never half a character
-    return text.substring(0, end) + "... (" + text.length() + " chars)";
+    if (value.length() <= QUOTE_LIMIT) {
+      return "'" + value + "'";
+    }
+    int end = Character.isHighSurrogate(value.charAt(QUOTE_LIMIT - 1)) ? QUOTE_LIMIT - 1 : QUOTE_LIMIT; // never half a character
+    return "'" + value.substring(0, end) + "…' (" + value.length() + " characters)";
   }
 
   /** This dead letter's four headers, in a fresh mutable {@link Headers}. */

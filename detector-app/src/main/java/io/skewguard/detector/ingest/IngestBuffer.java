@@ -100,7 +100,7 @@ public final class IngestBuffer {
     /** Takes one input record as it was read from {@code topic}. */
     public void accept(String topic, int partition, long offset, byte[] key, byte[] value, long timestamp, Headers headers) {
         if (value == null) {
-            reject(topic, partition, offset, key, value, timestamp, "empty value");
+            reject(topic, partition, offset, key, value, timestamp, "invalid: empty value");
             return;
         }
         if (topic.equals(writesTopic)) {

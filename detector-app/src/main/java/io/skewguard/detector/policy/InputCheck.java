@@ -2,6 +2,7 @@ package io.skewguard.detector.policy;
 
 import io.skewguard.runtime.time.FutureSkew;
 import io.skewguard.runtime.state.StateLimits;
+import io.skewguard.schemas.DeadLetter;
 import io.skewguard.schemas.CapacityEvent;
 import io.skewguard.schemas.ShardUsage;
 import io.skewguard.schemas.WriteEvent;
@@ -10,7 +11,8 @@ import java.util.Set;
 
 /**
  * Validation of decoded input (docs/design.md §5). Each check returns the reason a record is refused,
- * or empty when it is acceptable. Pure; no allocation on the accepting path.
+ * or empty when it is acceptable. A reason starts with its code ({@code invalid}, {@code unknown-cluster},
+ * {@code future}, {@code late}) and quotes ids cut to a hundred characters ({@link DeadLetter#quote}). Pure; no allocation on the accepting path.
  *
  * <p>Time rule (docs/detector.md, "Event time"): an event is refused as {@code future} when its
  * time lies more than {@code max-future-skew} ahead of this process's clock, and as {@code late}
@@ -29,13 +31,13 @@ public record InputCheck(long graceMs, FutureSkew futureSkew, int maxSlots, Set<
             return who;
         }
         if (e.getBytes() < 0) {
-            return Optional.of("negative bytes " + e.getBytes());
+            return Optional.of("invalid: negative bytes " + e.getBytes());
         }
         if (e.getOps() < 0) {
-            return Optional.of("negative ops " + e.getOps());
+            return Optional.of("invalid: negative ops " + e.getOps());
         }
         if (e.getSlot() < 0 || e.getSlot() >= maxSlots) {
-            return Optional.of("slot " + e.getSlot() + " outside [0, " + maxSlots + ")");
+            return Optional.of("invalid: slot " + e.getSlot() + " outside [0, " + maxSlots + ")");
         }
         return Optional.empty();
     }
@@ -46,20 +48,20 @@ public record InputCheck(long graceMs, FutureSkew futureSkew, int maxSlots, Set<
             return who;
         }
         if (e.getTotalBytes() <= 0) {
-            return Optional.of("total bytes " + e.getTotalBytes() + " not positive");
+            return Optional.of("invalid: total bytes " + e.getTotalBytes() + " not positive");
         }
         if (e.getUsedBytes() < 0) {
-            return Optional.of("negative used bytes " + e.getUsedBytes());
+            return Optional.of("invalid: negative used bytes " + e.getUsedBytes());
         }
         if (e.getUsedBytes() > e.getTotalBytes()) {
-            return Optional.of("used bytes " + e.getUsedBytes() + " > total bytes " + e.getTotalBytes());
+            return Optional.of("invalid: used bytes " + e.getUsedBytes() + " > total bytes " + e.getTotalBytes());
         }
         for (ShardUsage s : e.getShards()) {
             if (s.getUsedBytes() < 0) {
-                return Optional.of("negative used bytes " + s.getUsedBytes() + " for shard of slot " + s.getSlot());
+                return Optional.of("invalid: negative used bytes " + s.getUsedBytes() + " for shard of slot " + s.getSlot());
             }
             if (s.getSlot() < 0 || s.getSlot() >= maxSlots) {
-                return Optional.of("shard slot " + s.getSlot() + " outside [0, " + maxSlots + ")");
+                return Optional.of("invalid: shard slot " + s.getSlot() + " outside [0, " + maxSlots + ")");
             }
         }
         return Optional.empty();
@@ -83,17 +85,17 @@ public record InputCheck(long graceMs, FutureSkew futureSkew, int maxSlots, Set<
 
     private Optional<String> identity(String cluster, String node) {
         if (cluster == null || cluster.isBlank()) {
-            return Optional.of("missing cluster id");
+            return Optional.of("invalid: missing cluster id");
         }
         if (node == null || node.isBlank()) {
-            return Optional.of("missing node id");
+            return Optional.of("invalid: missing node id");
         }
         Optional<String> invalid = StateLimits.checkId("cluster", cluster).or(() -> StateLimits.checkId("node", node));
         if (invalid.isPresent()) {
             return invalid;
         }
         if (!clusters.isEmpty() && !clusters.contains(cluster)) {
-            return Optional.of("unknown cluster " + cluster);
+            return Optional.of("unknown-cluster: cluster " + DeadLetter.quote(cluster) + " is not one of the clusters served");
         }
         return Optional.empty();
     }

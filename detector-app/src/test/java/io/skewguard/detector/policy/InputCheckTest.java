@@ -31,17 +31,17 @@ class InputCheckTest {
 
     @Test
     void badWritesAreRefusedWithTheirReason() {
-        assertThat(check.check(write("", 1, 1, 1))).contains("missing node id");
-        assertThat(check.check(write("n1", 1, -1, 1)).orElseThrow()).startsWith("negative bytes");
-        assertThat(check.check(write("n1", 1, 1, -1)).orElseThrow()).startsWith("negative ops");
-        assertThat(check.check(write("n1", 4096, 1, 1)).orElseThrow()).startsWith("slot 4096 outside");
-        assertThat(check.check(write("n1", -1, 1, 1)).orElseThrow()).startsWith("slot -1 outside");
+        assertThat(check.check(write("", 1, 1, 1))).contains("invalid: missing node id");
+        assertThat(check.check(write("n1", 1, -1, 1)).orElseThrow()).startsWith("invalid: negative bytes");
+        assertThat(check.check(write("n1", 1, 1, -1)).orElseThrow()).startsWith("invalid: negative ops");
+        assertThat(check.check(write("n1", 4096, 1, 1)).orElseThrow()).startsWith("invalid: slot 4096 outside");
+        assertThat(check.check(write("n1", -1, 1, 1)).orElseThrow()).startsWith("invalid: slot -1 outside");
     }
 
     @Test
     void badCapacitiesAreRefusedWithTheirReason() {
         assertThat(check.check(capacity(1001, 1000, List.of())).orElseThrow()).contains("> total");
-        assertThat(check.check(capacity(-1, 1000, List.of())).orElseThrow()).startsWith("negative used");
+        assertThat(check.check(capacity(-1, 1000, List.of())).orElseThrow()).startsWith("invalid: negative used");
         assertThat(check.check(capacity(0, 0, List.of())).orElseThrow()).contains("not positive");
         assertThat(check.check(capacity(1, 10, List.of(new ShardUsage(1, -5L)))).orElseThrow())
                 .contains("shard of slot 1");
@@ -50,7 +50,17 @@ class InputCheckTest {
     @Test
     void unknownClusterIsRefusedWhenClustersAreListed() {
         InputCheck only = new InputCheck(0, new FutureSkew(0), 16, Set.of("c2"));
-        assertThat(only.check(write("n1", 1, 1, 1))).contains("unknown cluster c1");
+        assertThat(only.check(write("n1", 1, 1, 1))).contains("unknown-cluster: cluster 'c1' is not one of the clusters served");
+    }
+
+    @Test
+    void aReasonQuotesAnIdOfAnyLengthCutToAHundredCharacters() {
+        InputCheck only = new InputCheck(0, new FutureSkew(0), 16, Set.of("c2"));
+        String longCluster = "c".repeat(250);
+        WriteEvent e = write("n1", 1, 1, 1);
+        e.setCluster(longCluster);
+        assertThat(only.check(e).orElseThrow()).startsWith("unknown-cluster: cluster '" + "c".repeat(100) + "…'")
+                .hasSizeLessThan(200);
     }
 
     @Test

@@ -68,7 +68,7 @@ class ReplayCommandTest {
 
         assertThat(r.exit()).isZero();
         assertThat(r.err()).contains("line 4: skipped: not JSON");
-        assertThat(r.err()).contains("line 5: dead letter: negative bytes -1");
+        assertThat(r.err()).contains("line 5: dead letter: invalid: negative bytes -1");
         List<JsonNode> lines = parse(r.out());
         assertThat(lines).isNotEmpty().allSatisfy(n -> assertThat(n.get("type").asText()).isIn("report", "alert"));
 

@@ -29,19 +29,19 @@ class CommandCheckTest {
         assertThat(check.problem(weight("n1", 1, 2.01))).get().asString().contains("outside");
         assertThat(check.problem(weight("n1", 1, Double.NaN))).get().asString().contains("outside");
         assertThat(check.problem(weight("n1", -1, 1.0))).get().asString().contains("negative epoch");
-        assertThat(check.problem(weight("n2", 1, 1.0))).get().asString().contains("names node n2");
+        assertThat(check.problem(weight("n2", 1, 1.0))).get().asString().contains("names node 'n2'");
         WeightCommand otherCluster = WeightCommand.newBuilder(weight("n1", 1, 1.0)).setCluster("c9").build();
-        assertThat(check.problem(otherCluster)).get().asString().contains("cluster c9");
+        assertThat(check.problem(otherCluster)).get().asString().contains("cluster 'c9'");
     }
 
     @Test
     void misdirectedOrMalformedMigrationStepsAreRejected() {
-        assertThat(check.problem(step(MigrationPhase.COPY, "m", 3, "n1", "n2", "n1"))).get().asString().contains("COPY goes to the target n2");
-        assertThat(check.problem(step(MigrationPhase.CLEANUP, "m", 3, "n2", "n1", "n1"))).get().asString().contains("CLEANUP goes to the source n2");
+        assertThat(check.problem(step(MigrationPhase.COPY, "m", 3, "n1", "n2", "n1"))).get().asString().contains("COPY goes to the target 'n2'");
+        assertThat(check.problem(step(MigrationPhase.CLEANUP, "m", 3, "n2", "n1", "n1"))).get().asString().contains("CLEANUP goes to the source 'n2'");
         assertThat(check.problem(step(MigrationPhase.COMMIT, "m", 3, "n2", "n3", "n1"))).get().asString().contains("COMMIT goes to");
         assertThat(check.problem(step(MigrationPhase.PREPARE, "m", 16, "n1", "n2", "n1"))).get().asString().contains("slot 16");
         assertThat(check.problem(step(MigrationPhase.PREPARE, "m", 3, "n1", "n1", "n1"))).get().asString().contains("same node");
-        assertThat(check.problem(step(MigrationPhase.PREPARE, "m", 3, "n1", "n2", "n2"))).get().asString().contains("names node n2");
+        assertThat(check.problem(step(MigrationPhase.PREPARE, "m", 3, "n1", "n2", "n2"))).get().asString().contains("names node 'n2'");
         MigrationCommand negative = MigrationCommand.newBuilder(step(MigrationPhase.COPY, "m", 3, "n2", "n1", "n1")).setMaxBytesPerSec(-1).build();
         assertThat(check.problem(negative)).get().asString().contains("negative");
     }
@@ -92,6 +92,6 @@ class CommandCheckTest {
     @Test
     void aHugeNodeOrClusterIdIsQuotedShortInTheReason() {
         WeightCommand other = WeightCommand.newBuilder(weight("n1", 1, 1.5)).setNode("y".repeat(300 * 1024)).build();
-        assertThat(check.problem(other)).get().asString().hasSizeLessThan(300).contains("(307200 chars)");
+        assertThat(check.problem(other)).get().asString().hasSizeLessThan(300).contains("(307200 characters)");
     }
 }

@@ -230,7 +230,9 @@ class InputFuzzIT {
                 "state.dir", dir.resolve("balancer").toString(),
                 "clusters", String.join(",", good),
                 "commit-interval", "200ms",
-                "replication-factor", "1"));
+                "replication-factor", "1",
+                // the full run's 250 clusters share one task: more than the default max-clusters
+                "max-clusters", Integer.toString(clusters + 1)));
         InvalidValues invalid = new InvalidValues(UNKNOWN_CLUSTER, "n9", 1 << 20, NOW);
         Instant since = NOW.minusSeconds(600);
         Serializer<SkewAlert> alerts = serializer(SkewAlert.class);
