@@ -3,6 +3,7 @@ package io.skewguard.agent;
 import io.skewguard.agent.command.AgentState;
 import io.skewguard.agent.report.CapacitySnapshot;
 import io.skewguard.agent.report.NodeReporter;
+import io.skewguard.runtime.settings.CommonSettings;
 import io.skewguard.agent.service.AgentServiceSettings;
 import io.skewguard.agent.service.LoadGenerator;
 import io.skewguard.agent.service.ZipfKeys;
@@ -98,7 +99,8 @@ public final class AgentService implements Service, AutoCloseable {
             throw new IllegalStateException(name() + " already started");
         }
         LOG.info("{}: starting with {}", name(), settings.settings());
-        view = RoutingView.of(settings.cluster(), initialTable()).boundEpochs(settings.epochs());
+        view = RoutingView.of(settings.cluster(), initialTable()).boundEpochs(settings.epochs())
+                .boundNodes(settings.settings().integer(CommonSettings.MAX_NODES_PER_CLUSTER));
         for (String node : settings.nodes()) {
             createDirectory(node);
             LedgerNodeStore store = openStore(node);

@@ -55,6 +55,11 @@ public final class RoutingView {
     private volatile Snapshot snapshot;
     private volatile EpochBound epochs = EpochBound.defaults();
     private final AtomicLong refusedEpochs = new AtomicLong();
+    private volatile int maxNodes = DEFAULT_MAX_NODES;
+    private final AtomicLong refusedNodes = new AtomicLong();
+
+    /** Most nodes a view learns from rows unless {@link #boundNodes} says otherwise (as the apps' {@code max-nodes-per-cluster}). */
+    public static final int DEFAULT_MAX_NODES = 4096;
 
     private RoutingView(String cluster, int slotCount, Snapshot snapshot) {
         this.cluster = cluster;
@@ -103,6 +108,23 @@ public final class RoutingView {
         return this;
     }
 
+    /**
+     * Refuses rows that would make the view know more than {@code maxNodes} nodes (its arrays and
+     * the pick's tables grow with every node named); returns this view.
+     */
+    public RoutingView boundNodes(int maxNodes) {
+        if (maxNodes < 1) {
+            throw new IllegalArgumentException("maxNodes must be at least 1, was " + maxNodes);
+        }
+        this.maxNodes = maxNodes;
+        return this;
+    }
+
+    /** Rows refused since start because they named nodes past the {@link #boundNodes bound}. */
+    public long refusedNodes() {
+        return refusedNodes.get();
+    }
+
     /** Rows refused since start because their epoch jumped too far. */
     public long refusedEpochs() {
         return refusedEpochs.get();
@@ -135,6 +157,9 @@ public final class RoutingView {
             throw new IllegalArgumentException("weight of node " + row.getNode() + " must be positive, was " + w);
         }
         synchronized (updates) {
+            if (overNodes(List.of(row.getNode()))) {
+                return false;
+            }
             Snapshot s = grown(snapshot, List.of(row.getNode()));
             int node = s.nodes().require(row.getNode());
             if (row.getEpoch() < s.weightEpoch()[node] || jumps("weight epoch", s.weightEpoch(), row.getEpoch())) {
@@ -170,6 +195,9 @@ public final class RoutingView {
             if (row.getRoutingEpoch() < snapshot.slotEpoch()[slot] || jumps("routing epoch", snapshot.slotEpoch(), row.getRoutingEpoch())) {
                 return false;
             }
+            if (overNodes(row.getCandidates())) {
+                return false;
+            }
             Snapshot s = grown(snapshot, row.getCandidates());
             int[] set = new int[row.getCandidates().size()];
             for (int i = 0; i < set.length; i++) {
@@ -185,6 +213,20 @@ public final class RoutingView {
                     s.effective(), candidates, slotEpoch, inFlight);
             return true;
         }
+    }
+
+    /** Whether {@code ids} would make the view know more than {@code maxNodes} nodes; counted and logged if so. */
+    private boolean overNodes(List<String> ids) {
+        NodeIndex known = snapshot.nodes();
+        long added = ids.stream().distinct().filter(id -> known.indexOf(id) < 0).count();
+        if (known.size() + added <= maxNodes) {
+            return false;
+        }
+        refusedNodes.incrementAndGet();
+        org.slf4j.LoggerFactory.getLogger(RoutingView.class).warn(
+                "{}: row refused: it names {} node(s) this view does not know, and it knows {} of at most {}",
+                cluster, added, known.size(), maxNodes);
+        return true;
     }
 
     /** Whether {@code epoch} jumps too far past the newest of {@code applied}; counted and logged if so. */
@@ -208,6 +250,9 @@ public final class RoutingView {
         }
         double ratio = Math.max(0.0, Math.min(1.0, freeRatio));
         synchronized (updates) {
+            if (overNodes(List.of(node))) {
+                return;
+            }
             Snapshot s = grown(snapshot, List.of(node));
             int index = s.nodes().require(node);
             double[] free = s.freeRatio().clone();

@@ -83,6 +83,21 @@ class RoutingViewTest {
     }
 
     @Test
+    void rowsNamingNodesPastTheBoundAreRefusedCountedAndLeaveTheViewAsItWas() {
+        RoutingView view = eightNodes().boundNodes(9);
+        assertThat(view.apply(weight("c1", "n8", 1, 1.5))).as("the ninth node fits").isTrue();
+        assertThat(view.apply(weight("c1", "n9", 1, 1.5))).as("a tenth node does not").isFalse();
+        assertThat(view.apply(slot("c1", 0, 1, List.of("n0", "x1", "x2")))).isFalse();
+        view.setFreeRatio("x3", 0.5);
+        assertThat(view.refusedNodes()).isEqualTo(3);
+        assertThat(view.weight("n8")).isEqualTo(1.5);
+        assertThat(view.weightEpoch("n9")).isEqualTo(-1);
+        assertThat(view.routingEpoch(0)).as("slot 0 keeps its row").isZero();
+        assertThat(view.apply(slot("c1", 0, 1, List.of("n0", "n8", "n1")))).as("known nodes still route").isTrue();
+        assertThat(view.refusedNodes()).isEqualTo(3);
+    }
+
+    @Test
     void olderRowsAndRowsOfOtherClustersChangeNothing() {
         RoutingView view = eightNodes();
         assertThat(view.apply(weight("c1", "n0", 5, 0.7))).isTrue();

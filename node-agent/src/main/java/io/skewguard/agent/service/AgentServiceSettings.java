@@ -1,5 +1,7 @@
 package io.skewguard.agent.service;
 
+import io.skewguard.agent.RoutingView;
+
 import io.skewguard.agent.AgentSettings;
 import io.skewguard.agent.command.EpochBound;
 import io.skewguard.agent.report.ReporterSettings;
@@ -153,6 +155,11 @@ public record AgentServiceSettings(
             .add(Setting.integer(VALUE_BYTES, 1000, "Load generator: size of each value written, in bytes.")
                     .validatedBy(Validator.between(0, 16 << 20)))
             .add(Setting.longInteger(SEED, 1, "Load generator: seed of its draws (which slots are hot, which keys)."))
+            .add(Setting.integer(CommonSettings.MAX_NODES_PER_CLUSTER, RoutingView.DEFAULT_MAX_NODES,
+                            "Most nodes of the cluster the write path's router learns from slot-table and weight rows; a "
+                                    + "row naming one more is refused, counted and logged (it would grow the router's tables "
+                                    + "for good).")
+                    .validatedBy(Validator.between(1, 1_000_000)))
             .add(Setting.longInteger(MAX_EPOCH_JUMP, EpochBound.DEFAULT_MAX_JUMP,
                             "How far a weight epoch, a COMMIT's routing epoch or a slot-table row's routing epoch may jump past "
                                     + "the newest one applied (0 before any). A command or row past it is refused, counted and "
