@@ -177,7 +177,7 @@ class CommandAgentIT {
                     .containsExactlyInAnyOrder(topics.migrationCommands(), topics.weightCommands());
             assertThat(dead).extracting(r -> DeadLetter.fromHeaders(r.headers()).reason())
                     .anySatisfy(reason -> assertThat(reason).startsWith("undecodable"))
-                    .anySatisfy(reason -> assertThat(reason).contains("names node n3"));
+                    .anySatisfy(reason -> assertThat(reason).contains("names node 'n3'"));
             await(() -> agent.state().weightEpoch() == 3, "the weight command is applied");
             assertThat(stores.get("n2").weight()).isEqualTo(1.2);
             assertThat(agent.deadLetters()).isEqualTo(2);

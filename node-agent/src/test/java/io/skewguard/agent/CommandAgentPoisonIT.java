@@ -79,7 +79,7 @@ class CommandAgentPoisonIT {
             DeadLetter letter = DeadLetter.fromHeaders(dlq.get(0).headers());
             assertThat(letter.sourceTopic()).isEqualTo(topics.weightCommands());
             assertThat(letter.sourceOffset()).isEqualTo(0);
-            assertThat(letter.reason()).isEqualTo("poison: IllegalStateException: cannot apply weight epoch 7");
+            assertThat(letter.reason()).isEqualTo("poison: IllegalStateException: 'cannot apply weight epoch 7'");
             assertThat(agent.deadLetters()).isEqualTo(1);
         }
     }
