@@ -84,6 +84,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     private final MigratorSerdes serdes;
     private final StateLimits limits;
     private long clusterCount = -1; // of the repair store; counted on first need
+    private boolean rekeyed;
     private ProcessorContext<String, MigratorOutput> context;
     private KeyValueStore<String, RepairState> repairs;
     private KeyValueStore<String, CapacityEvent> capacity;
@@ -123,7 +124,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         this.stoppedEarly = MigratorMetrics.stoppedEarly(context);
         this.deadLetters = MigratorMetrics.deadLetters(context);
         this.clusterCount = -1;
-        rekeyOldRows();
+        this.rekeyed = false; // done at the first record or tick, not here (see rekeyOldRows)
         context.schedule(settings.tickInterval(), PunctuationType.WALL_CLOCK_TIME, this::tick);
         Duration sweep = settings.limits().nodeExpiry().dividedBy(4);
         context.schedule(sweep.compareTo(Duration.ofHours(1)) > 0 ? Duration.ofHours(1) : sweep,
@@ -132,6 +133,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
 
     @Override
     public void process(Record<String, MigratorInput> record) {
+        rekeyOldRows();
         MigratorInput input = record.value();
         if (input == null) {
             return;
@@ -197,6 +199,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     }
 
     private void tick(long now) {
+        rekeyOldRows();
         List<RepairState> running = new ArrayList<>();
         try (KeyValueIterator<String, RepairState> it = repairs.all()) {
             while (it.hasNext()) {
@@ -277,6 +280,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
      * timeouts); then clusters left without nodes and without a batch, from every store.
      */
     private void expire(long now) {
+        rekeyOldRows();
         List<String> clusters = new ArrayList<>();
         try (KeyValueIterator<String, RepairState> it = repairs.all()) {
             while (it.hasNext()) {
@@ -339,8 +343,14 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     /**
      * Moves rows written under the keys of earlier versions ({@code cluster/node}, {@code
      * cluster/slot}) to the keys of this one, so that no row escapes the prefix scans and the expiry.
+     * Once per task, at its first record or punctuation rather than in {@link #init}: reading the
+     * rows needs the schema registry, and a task whose init fails while the registry is down leaves
+     * its stores locked for the thread that replaces it.
      */
     private void rekeyOldRows() {
+        if (rekeyed) {
+            return;
+        }
         Map<String, CapacityEvent> capacityRows = new HashMap<>();
         try (KeyValueIterator<String, CapacityEvent> it = capacity.all()) {
             while (it.hasNext()) {
@@ -370,6 +380,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         if (!capacityRows.isEmpty() || !slotRows.isEmpty()) {
             LOG.info("moved {} capacity and {} slot-table rows to this version's store keys", capacityRows.size(), slotRows.size());
         }
+        rekeyed = true;
     }
 
     /** Carries out the effects and saves the state; {@code before} is the stored state the result came from (null: none). */

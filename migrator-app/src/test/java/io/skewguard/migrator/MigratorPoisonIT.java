@@ -63,7 +63,7 @@ class MigratorPoisonIT {
         // the capacity store refuses the rows of one node: a collaborator that fails the same way every time
         StreamsService service = new StreamsService("migrator-streams",
                 MigratorTopology.build(settings, name -> name.equals(CoordinatorProcessor.CAPACITY_STORE)
-                        ? refusing(name, "it/poison-node") : Stores.inMemoryKeyValueStore(name)),
+                        ? refusing(name, CoordinatorProcessor.storeKey("it", "poison-node")) : Stores.inMemoryKeyValueStore(name)),
                 MigratorTopology.streamsConfig(settings));
         try (KafkaProducer<String, SpecificRecord> producer = KAFKA.broker().producer(new StringSerializer(),
                 MigratorIT.anySerializer(registry))) {
@@ -73,7 +73,7 @@ class MigratorPoisonIT {
 
             List<ConsumerRecord<byte[], byte[]>> dlq = KAFKA.broker().consumeUntil(topics.dlq(), new ByteArrayDeserializer(),
                     new ByteArrayDeserializer(), 1, DEADLINE);
-            awaitStored(service, "it/n1");
+            awaitStored(service, CoordinatorProcessor.storeKey("it", "n1"));
 
             assertThat(dlq).hasSize(1);
             assertThat(new String(dlq.get(0).key(), StandardCharsets.UTF_8)).isEqualTo("it");
@@ -123,7 +123,7 @@ class MigratorPoisonIT {
                     @Override
                     public void put(Bytes key, byte[] value) {
                         if (key.equals(refused)) {
-                            throw new IllegalStateException("refused " + refusedKey);
+                            throw new IllegalStateException("refused " + refusedKey.replace('\0', '/'));
                         }
                         super.put(key, value);
                     }
