@@ -80,6 +80,14 @@ public record Topics(String prefix) {
     return prefix + "slot-table";
   }
 
+  /**
+   * Compacted topic of {@code NodeMembership} records, key {@code cluster/node}: operators (the
+   * {@code node} command) and the migrator to the migrator and people.
+   */
+  public String membership() {
+    return prefix + "membership";
+  }
+
   /** Dead-letter topic every app writes undecodable or invalid records to. */
   public String dlq() {
     return prefix + "dlq";
@@ -97,11 +105,12 @@ public record Topics(String prefix) {
         migrationCommands(),
         migrationStatus(),
         slotTable(),
+        membership(),
         dlq());
   }
 
   /** The compacted topics (latest value per key is the state), so topic creation sets cleanup.policy. */
   public List<String> compacted() {
-    return List.of(nodeWeights(), slotTable());
+    return List.of(nodeWeights(), slotTable(), membership());
   }
 }

@@ -24,10 +24,10 @@ import org.apache.kafka.common.config.TopicConfig;
  * <ul>
  *   <li>partitions: topics keyed by node (node-writes, node-capacity, the two command topics,
  *       migration-status, dlq) get {@code node-partitions}; topics keyed by cluster (reports,
- *       alerts, and the compacted tables node-weights and slot-table) get {@code cluster-partitions},
+ *       alerts, and the compacted tables node-weights, slot-table and membership) get {@code cluster-partitions},
  *       so reports and alerts always have the same count, which the balancer needs because it
  *       handles both per cluster in one task;</li>
- *   <li>cleanup: node-weights and slot-table are compacted ({@link Topics#compacted()}), every other
+ *   <li>cleanup: node-weights, slot-table and membership are compacted ({@link Topics#compacted()}), every other
  *       topic is a delete-policy log;</li>
  *   <li>retention: {@code event-retention} on node-writes, node-capacity, reports and alerts;
  *       {@code command-retention} on weight-commands, migration-commands and migration-status, which
@@ -155,6 +155,7 @@ public record TopicPlan(String prefix, int nodePartitions, int clusterPartitions
         kinds.put(t.migrationCommands(), Kind.COMMANDS);
         kinds.put(t.migrationStatus(), Kind.STATUS);
         kinds.put(t.slotTable(), Kind.TABLE);
+        kinds.put(t.membership(), Kind.TABLE);
         kinds.put(t.dlq(), Kind.DEAD_LETTER);
         Set<String> compacted = Set.copyOf(t.compacted());
         List<TopicSpec> specs = new ArrayList<>();

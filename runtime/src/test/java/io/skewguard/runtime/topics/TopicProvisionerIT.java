@@ -88,7 +88,7 @@ class TopicProvisionerIT {
     void checkReportsEveryMissingTopic() {
         TopicPlan plan = TopicPlan.defaults("nothing.");
         List<TopicDifference> differences = provisioner().check(plan);
-        assertThat(differences).hasSize(10).allSatisfy(d -> assertThat(d).isInstanceOf(TopicDifference.Missing.class));
+        assertThat(differences).hasSize(11).allSatisfy(d -> assertThat(d).isInstanceOf(TopicDifference.Missing.class));
         assertThat(differences.get(0).line()).isEqualTo(
                 "nothing.node-writes: missing (planned: 6 partitions, replication factor 1, cleanup.policy=delete, retention.ms=604800000 (7d))");
     }
