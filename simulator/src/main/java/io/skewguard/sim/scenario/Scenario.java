@@ -71,6 +71,20 @@ public record Scenario(
                 vnodesPerUnit, nodes, fill, fillHeat, heat, writes, only, repairFromMillis, ceph, skewguard, events, probeKeys);
     }
 
+    /**
+     * This scenario cut short at {@code newDurationMillis} (not longer than it is): the events from then
+     * on are dropped. For a shorter run of a long scenario, e.g. in a test run.
+     */
+    public Scenario withDuration(long newDurationMillis) {
+        if (newDurationMillis <= 0 || newDurationMillis > durationMillis) {
+            throw new IllegalArgumentException("a scenario can only be cut short: " + newDurationMillis
+                    + " ms is not in (0, " + durationMillis + "]");
+        }
+        List<ScenarioEvent> kept = events.stream().filter(e -> e.atMillis() < newDurationMillis).toList();
+        return new Scenario(name, description, source, seed, newDurationMillis, stepMillis, slots, candidates,
+                vnodesPerUnit, nodes, fill, fillHeat, heat, writes, policies, repairFromMillis, ceph, skewguard, kept, probeKeys);
+    }
+
     /** The first hot spot of the timeline, or null. */
     public ScenarioEvent.HotSpot firstHotSpot() {
         for (ScenarioEvent e : events) {
