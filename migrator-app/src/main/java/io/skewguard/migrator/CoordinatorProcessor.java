@@ -57,7 +57,8 @@ import org.slf4j.LoggerFactory;
  * CapacityEvent), {@code reports} (cluster → latest SkewReport), {@code slot-table}
  * (cluster, slot → SlotAssignment, the table this app writes). Keys of the last two join the
  * cluster and the rest with {@link #SEP}, which no id may hold, so that the prefix scan of cluster
- * {@code a} never sees cluster {@code a/b}.
+ * {@code a} never sees cluster {@code a/b}. The global store {@code published-slot-table} holds the
+ * rows on the slot-table topic; a cluster's table is adopted from it when this task has none.
  *
  * <p>Bounds ({@link StateLimits}): a record that would add a cluster past {@code max-clusters} or a
  * node past {@code max-nodes-per-cluster} is dead-lettered ({@code over-capacity}); a node without a

@@ -41,11 +41,12 @@ import org.apache.kafka.streams.state.Stores;
  *  skew.reports ├─ decode + validate ──bad──▶ skew.dlq (headers: source topic, partition, offset, reason)
  *  skew.node-capacity                 │
  *  skew.migration-status ─┘           └─good─▶ repartition by cluster ─▶ coordinator (4 stores, punctuation)
- *  skew.slot-table ─▶ global store of the published rows (read by the coordinator to adopt a table) ┘
  *                                                                           │
  *              skew.migration-commands (key node) ◀── command ─────────────┤
  *              skew.slot-table (key cluster/slot, compacted) ◀── row ──────┤
  *              skew.migration-status (key cluster/repair) ◀── repair status┘
+ *
+ *  skew.slot-table ─▶ global store published-slot-table (the coordinator adopts a table from it)
  * </pre>
  */
 public final class MigratorTopology {
