@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -117,6 +118,11 @@ class SlotTableAdoptionTest {
             assertThat(r.getCluster()).isEqualTo(CLUSTER);
             assertThat(r.getRoutingEpoch()).isZero();
             assertThat(r.getCandidates()).isEqualTo(RING_TABLE.candidateIds(r.getSlot()));
+        }
+        // what the migrator publishes reaches its global store too, under the test driver as on a broker
+        KeyValueStore<String, byte[]> published = harness.driver.getKeyValueStore(CoordinatorProcessor.PUBLISHED_STORE);
+        for (int slot = 0; slot < 16; slot++) {
+            assertThat(published.get(CLUSTER + "/" + slot)).as("slot %d", slot).isNotNull();
         }
     }
 
