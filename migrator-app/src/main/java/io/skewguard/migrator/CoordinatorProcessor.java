@@ -24,6 +24,7 @@ import io.skewguard.schemas.StepResult;
 import java.time.Duration;
 import java.time.Instant;
 import io.skewguard.runtime.state.StateLimits;
+import io.skewguard.runtime.streams.PoisonPills;
 import io.skewguard.schemas.DeadLetter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -56,7 +57,8 @@ import org.slf4j.LoggerFactory;
  * CapacityEvent), {@code reports} (cluster → latest SkewReport), {@code slot-table}
  * (cluster, slot → SlotAssignment, the table this app writes). Keys of the last two join the
  * cluster and the rest with {@link #SEP}, which no id may hold, so that the prefix scan of cluster
- * {@code a} never sees cluster {@code a/b}.
+ * {@code a} never sees cluster {@code a/b}. The global store {@code published-slot-table} holds the
+ * rows on the slot-table topic; a cluster's table is adopted from it when this task has none.
  *
  * <p>Bounds ({@link StateLimits}): a record that would add a cluster past {@code max-clusters} or a
  * node past {@code max-nodes-per-cluster} is dead-lettered ({@code over-capacity}); a node without a
@@ -71,6 +73,8 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     static final String CAPACITY_STORE = "capacity";
     static final String REPORT_STORE = "reports";
     static final String SLOT_STORE = "slot-table";
+    /** Global store: the rows on the slot-table topic, key {@code <cluster>/<slot>}, value as published (bytes). */
+    static final String PUBLISHED_STORE = "published-slot-table";
 
     /** Node named in the repair status records the migrator itself writes. */
     static final String MIGRATOR_NODE = "migrator";
@@ -90,6 +94,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     private KeyValueStore<String, CapacityEvent> capacity;
     private KeyValueStore<String, SkewReport> reports;
     private KeyValueStore<String, SlotAssignment> slots;
+    private KeyValueStore<String, byte[]> published;
     private Sensor budget;
     private Sensor committed;
     private Sensor aborted;
@@ -98,6 +103,13 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     private Sensor deadLetters;
     /** Clusters seen in the repair store since {@link #init} (see {@link #remember}). */
     private final Set<String> known = new HashSet<>();
+    /** Routing epoch of a table adopted while the coordinator decided, for the state it returns (see {@link #apply}). */
+    private final Map<String, Long> adoptedEpochs = new HashMap<>();
+    /**
+     * Clusters removed since {@link #init}: their tombstones may not have reached the global store yet,
+     * and such a cluster starts afresh (a restarted task's global store holds the tombstones).
+     */
+    private final Set<String> removedHere = new HashSet<>();
 
     CoordinatorProcessor(MigratorSettings settings, MigratorSerdes serdes) {
         this.settings = settings;
@@ -117,6 +129,9 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         this.capacity = context.getStateStore(CAPACITY_STORE);
         this.reports = context.getStateStore(REPORT_STORE);
         this.slots = context.getStateStore(SLOT_STORE);
+        this.published = context.getStateStore(PUBLISHED_STORE);
+        this.adoptedEpochs.clear();
+        this.removedHere.clear();
         this.budget = MigratorMetrics.budget(context);
         this.committed = MigratorMetrics.committed(context);
         this.aborted = MigratorMetrics.aborted(context);
@@ -331,6 +346,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             }
         }
         rows.forEach(slots::delete);
+        removedHere.add(cluster);
         reports.delete(cluster);
         repairs.delete(cluster);
         known.remove(cluster);
@@ -386,6 +402,10 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     /** Carries out the effects and saves the state; {@code before} is the stored state the result came from (null: none). */
     private void apply(RepairState before, RepairCoordinator.Result result, long now) {
         RepairState state = result.state();
+        Long adopted = adoptedEpochs.remove(state.cluster());
+        if (adopted != null && adopted > state.routingEpoch()) {
+            state = state.withRoutingEpoch(adopted); // the table was adopted while the coordinator decided
+        }
         long started = System.nanoTime();
         boolean switched = false;
         for (Effect effect : result.effects()) {
@@ -497,7 +517,11 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         }
     }
 
-    /** The cluster's figures for a plan; builds and publishes the slot table from the ring on first need. */
+    /**
+     * The cluster's figures for a plan. Without a slot table in its store the coordinator adopts the
+     * one on the topic ({@link #adopt}) and builds one from the ring only for a cluster that has no
+     * rows there.
+     */
     private ClusterView view(String cluster, long now) {
         List<CapacityReading> readings = new ArrayList<>();
         try (KeyValueIterator<String, CapacityEvent> it = capacity.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
@@ -520,10 +544,126 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                 sets.put(row.getSlot(), List.copyOf(row.getCandidates()));
             }
         }
+        if (sets.isEmpty()) {
+            sets = adopt(cluster, now);
+        }
         if (sets.isEmpty() && !readings.isEmpty()) {
             sets = buildFromRing(cluster, readings, now);
         }
         return new ClusterView(readings, heat, sets);
+    }
+
+    /**
+     * Adopts the cluster's slot table as the topic holds it (a new deployment, a lost state
+     * directory): its rows go to the {@code slot-table} store as they are (they are on the topic
+     * already, so nothing is re-published), and the routing epoch continues from the highest row's.
+     * A row naming a migration in flight that this state does not run has its mark cleared
+     * (published, epoch unchanged) and ABORT sent to both participants, as an aborted batch would:
+     * nobody would ever finish it, and writers would dual-write to its target for good.
+     *
+     * @return the adopted candidate sets; empty if the topic has no row of the cluster
+     */
+    private Map<Integer, List<String>> adopt(String cluster, long now) {
+        if (removedHere.contains(cluster)) {
+            return Map.of();
+        }
+        List<SlotAssignment> rows = publishedRows(cluster);
+        if (rows.isEmpty()) {
+            return Map.of();
+        }
+        RepairState stored = repairs.get(cluster);
+        RepairState state = stored != null ? stored : RepairState.fresh(cluster, settings.maxBytesPerSec());
+        Set<String> running = new HashSet<>();
+        if (state.batch() != null) {
+            state.batch().migrations().forEach(m -> running.add(m.id()));
+        }
+        long epoch = 0;
+        Map<Integer, List<String>> sets = new HashMap<>();
+        List<String> aborted = new ArrayList<>();
+        for (SlotAssignment row : rows) {
+            epoch = Math.max(epoch, row.getRoutingEpoch());
+            sets.put(row.getSlot(), List.copyOf(row.getCandidates()));
+            boolean inFlight = row.getInFlightTarget() != null || row.getInFlightSource() != null || row.getMigrationId() != null;
+            if (inFlight && !running.contains(row.getMigrationId())) {
+                abortUnknown(row, now);
+                aborted.add(row.getMigrationId() == null ? "slot " + row.getSlot() : row.getMigrationId());
+                publish(row, now, CoordinatorProcessor::clearInFlight);
+            } else {
+                slots.put(slotStoreKey(cluster, row.getSlot()), row);
+            }
+        }
+        // saved now as well as in apply: the table is in the store from here on, and a switch must
+        // never start again from epoch 0 even if this input ends up dead-lettered
+        repairs.put(cluster, state.withRoutingEpoch(Math.max(state.routingEpoch(), epoch)));
+        adoptedEpochs.put(cluster, epoch);
+        LOG.info("adopted the slot table of cluster {} from the topic: {} slots at routing epoch {}", cluster, rows.size(), epoch);
+        if (rows.size() != settings.slotCount()) {
+            LOG.warn("{}: the adopted slot table has {} slots, slot-count is {}; the table on the topic is kept as it is",
+                    cluster, rows.size(), settings.slotCount());
+        }
+        if (!aborted.isEmpty()) {
+            LOG.info("{}: the adopted table named {} migration(s) in flight that this migrator has no state for; marks cleared, "
+                    + "ABORT sent to both participants: {}", cluster, aborted.size(), aborted);
+        }
+        return sets;
+    }
+
+    /** The cluster's rows in the global store of the published table; rows that cannot be read are logged and left out. */
+    private List<SlotAssignment> publishedRows(String cluster) {
+        String topic = settings.topics().slotTable();
+        List<SlotAssignment> rows = new ArrayList<>();
+        try (KeyValueIterator<String, byte[]> it = published.prefixScan(cluster + "/", new StringSerializer())) {
+            while (it.hasNext()) {
+                KeyValue<String, byte[]> kv = it.next();
+                SlotAssignment row;
+                try {
+                    row = serdes.assignment().deserializer().deserialize(topic, kv.value);
+                } catch (RuntimeException e) {
+                    if (PoisonPills.registryOutage(e)) {
+                        throw e; // not the row's fault: read again once the registry answers
+                    }
+                    LOG.warn("{}: slot-table row {} on {} cannot be read, left out of the adopted table: {}", cluster, kv.key, topic,
+                            e.toString());
+                    continue;
+                }
+                // the prefix of cluster a also matches the rows of cluster a/b
+                if (row != null && row.getCluster().equals(cluster) && kv.key.equals(slotKey(cluster, row.getSlot()))) {
+                    rows.add(row);
+                }
+            }
+        }
+        return rows;
+    }
+
+    /** ABORT, as {@code BatchStateMachine} words it, to both participants of the migration a published row names. */
+    private void abortUnknown(SlotAssignment row, long now) {
+        String id = row.getMigrationId();
+        String source = row.getInFlightSource();
+        String target = row.getInFlightTarget();
+        if (id == null || source == null || target == null || source.equals(target)) {
+            return; // no migration a node could know: the mark alone is cleared
+        }
+        String prefix = row.getCluster() + "/";
+        String rest = id.startsWith(prefix) ? id.substring(prefix.length()) : "";
+        String batchId = rest.indexOf('/') > 0 ? rest.substring(0, rest.indexOf('/')) : null;
+        for (String node : List.of(source, target)) {
+            MigrationCommand abort = MigrationCommand.newBuilder()
+                    .setCommandId(id + "/" + MigrationPhase.ABORT + "/" + node)
+                    .setCluster(row.getCluster())
+                    .setMigrationId(id)
+                    .setBatchId(batchId)
+                    .setPhase(MigrationPhase.ABORT)
+                    .setNode(node)
+                    .setSlot(row.getSlot())
+                    .setSourceNode(source)
+                    .setTargetNode(target)
+                    .setShardBytes(0) // unknown here; an agent aborts by migration id
+                    .setMaxBytesPerSec(0)
+                    .setRoutingEpoch(row.getRoutingEpoch())
+                    .setIssuedAt(Instant.ofEpochMilli(now))
+                    .build();
+            context.forward(new Record<>(node, new MigratorOutput.Command(abort), now));
+        }
     }
 
     private Map<Integer, List<String>> buildFromRing(String cluster, List<CapacityReading> readings, long now) {

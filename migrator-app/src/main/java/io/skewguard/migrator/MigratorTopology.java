@@ -45,6 +45,8 @@ import org.apache.kafka.streams.state.Stores;
  *              skew.migration-commands (key node) ◀── command ─────────────┤
  *              skew.slot-table (key cluster/slot, compacted) ◀── row ──────┤
  *              skew.migration-status (key cluster/repair) ◀── repair status┘
+ *
+ *  skew.slot-table ─▶ global store published-slot-table (the coordinator adopts a table from it)
  * </pre>
  */
 public final class MigratorTopology {
@@ -81,6 +83,17 @@ public final class MigratorTopology {
         builder.addStateStore(store(stores, CoordinatorProcessor.CAPACITY_STORE, serdes.capacity()));
         builder.addStateStore(store(stores, CoordinatorProcessor.REPORT_STORE, serdes.report()));
         builder.addStateStore(store(stores, CoordinatorProcessor.SLOT_STORE, serdes.assignment()));
+        // the slot table as published, read back so that a migrator with fresh state adopts it rather
+        // than building another one; a global store is restored to the topic's end before any record
+        // is processed, so the first plan sees every row. Values stay bytes: a row nobody can decode
+        // is skipped when a table is adopted, and never stops the global thread (whose death is the app's)
+        builder.addGlobalStore(
+                Stores.keyValueStoreBuilder(stores.apply(CoordinatorProcessor.PUBLISHED_STORE), Serdes.String(), Serdes.ByteArray())
+                        .withCachingDisabled()
+                        .withLoggingDisabled(), // the topic is its changelog
+                topics.slotTable(),
+                Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("published-slot-table"),
+                () -> new PublishedRows(CoordinatorProcessor.PUBLISHED_STORE));
 
         KStream<String, MigratorInput> decoded = builder
                 .stream(List.of(topics.alerts(), topics.reports(), topics.nodeCapacity(), topics.migrationStatus()),
@@ -159,6 +172,33 @@ public final class MigratorTopology {
                 keys.signInto(record.key(), out.headers(), topic, key, value);
             }
             context.forward(out);
+        }
+    }
+
+    /** Keeps the global store of the published slot-table rows (key {@code <cluster>/<slot>}, raw value) as the topic says. */
+    private static final class PublishedRows implements Processor<String, byte[], Void, Void> {
+        private final String storeName;
+        private KeyValueStore<String, byte[]> rows;
+
+        PublishedRows(String storeName) {
+            this.storeName = storeName;
+        }
+
+        @Override
+        public void init(ProcessorContext<Void, Void> context) {
+            this.rows = context.getStateStore(storeName);
+        }
+
+        @Override
+        public void process(Record<String, byte[]> record) {
+            if (record.key() == null) {
+                return; // not a row of ours: every row has a key
+            }
+            if (record.value() == null) {
+                rows.delete(record.key());
+            } else {
+                rows.put(record.key(), record.value());
+            }
         }
     }
 
