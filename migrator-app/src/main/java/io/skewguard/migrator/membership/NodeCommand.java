@@ -49,8 +49,8 @@ public final class NodeCommand {
             .add(CommonSettings.bootstrapServers(),
                     CommonSettings.schemaRegistryUrl(),
                     CommonSettings.topicPrefix(),
-                    Setting.duration(TIMEOUT, "30s", "How long reading the topics, and writing the record, may take in all; "
-                                    + "past it the command ends with exit code 3.")
+                    Setting.duration(TIMEOUT, "30s", "How long reading the topics may take, and how long writing the record may wait for "
+                                    + "its acknowledgement; past it the command ends with exit code 3.")
                             .validatedBy(Validator.positive()),
                     Setting.number(DRAIN_HEADROOM, 0.10, "Share of each other live node's total bytes a drain must leave free: a drain "
                                     + "is refused when the node's used bytes do not fit on the other live nodes below 1 - drain-headroom "
