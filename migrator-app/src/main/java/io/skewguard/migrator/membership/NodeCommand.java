@@ -14,6 +14,8 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -111,6 +113,11 @@ public final class NodeCommand {
                     return fail(err, e.getMessage(), REFUSED);
                 } catch (IllegalStateException e) {
                     return fail(err, e.getMessage(), KAFKA_FAILED);
+                } catch (ConfigException e) {
+                    // a client or serde key Kafka itself refuses (a malformed address, a registry URL of no known scheme)
+                    return fail(err, e.getMessage(), REFUSED);
+                } catch (KafkaException e) {
+                    return fail(err, "Kafka failed: " + e.getMessage(), KAFKA_FAILED);
                 } finally {
                     out.flush();
                 }

@@ -238,6 +238,13 @@ class NodeCommandIT {
     }
 
     @Test
+    void aRegistryUrlOfNoKnownSchemeIsABadSetting() {
+        Run run = raw("list", "--cluster", CLUSTER, "--bootstrap-servers", KAFKA.bootstrapServers(), "--schema-registry-url", "ftp://x");
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err().lines()).singleElement().asString().startsWith("node: ").contains("ftp://x");
+    }
+
+    @Test
     void aMissingTopicNamesTheCommandThatCreatesIt() {
         Run run = node("list");
         assertThat(run.exitCode()).isEqualTo(NodeCommand.KAFKA_FAILED);
