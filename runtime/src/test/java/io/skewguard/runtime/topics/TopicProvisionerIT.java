@@ -139,7 +139,7 @@ class TopicProvisionerIT {
                 + "retention.ms=604800000 (7d)")
                 .contains("created cmd.slot-table: 1 partition, replication factor 1, cleanup.policy=compact")
                 .contains("created cmd.dlq: 6 partitions, replication factor 1, cleanup.policy=delete, retention.ms=1209600000 (14d)")
-                .contains("10 created, 0 already there; every topic matches the plan");
+                .contains("11 created, 0 already there; every topic matches the plan");
 
         Run second = topics("create", "--bootstrap-servers", KAFKA.bootstrapServers(), "--topic-prefix", "cmd.");
         assertThat(second.exitCode()).isZero();
@@ -148,7 +148,7 @@ class TopicProvisionerIT {
 
         Run check = topics("check", "--bootstrap-servers", KAFKA.bootstrapServers(), "--topic-prefix", "cmd.");
         assertThat(check.exitCode()).isZero();
-        assertThat(check.out()).isEqualToIgnoringNewLines("all 10 topics match the plan");
+        assertThat(check.out()).isEqualToIgnoringNewLines("all 11 topics match the plan");
     }
 
     @Test
