@@ -73,7 +73,7 @@ class TopicProvisionerIT {
         Provisioned p = provisioner().create(plan);
 
         assertThat(p.alreadyThere()).containsExactlyInAnyOrder(t.reports(), t.nodeWeights());
-        assertThat(p.created()).hasSize(8);
+        assertThat(p.created()).hasSize(9);
         List<TopicDifference> expected = List.of(
                 new TopicDifference.Partitions(t.reports(), 3, 1),
                 new TopicDifference.Config(t.nodeWeights(), "cleanup.policy", "delete", "compact"),
@@ -144,7 +144,7 @@ class TopicProvisionerIT {
         Run second = topics("create", "--bootstrap-servers", KAFKA.bootstrapServers(), "--topic-prefix", "cmd.");
         assertThat(second.exitCode()).isZero();
         assertThat(second.out()).doesNotContain("created cmd.").contains("already there: cmd.node-writes")
-                .contains("0 created, 10 already there");
+                .contains("0 created, 11 already there");
 
         Run check = topics("check", "--bootstrap-servers", KAFKA.bootstrapServers(), "--topic-prefix", "cmd.");
         assertThat(check.exitCode()).isZero();
