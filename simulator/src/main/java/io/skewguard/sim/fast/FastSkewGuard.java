@@ -573,7 +573,16 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
     }
 
     private void countDeadLetters() {
-        deadLetters += balancerDlq.readRecordsToList().size() + migratorDlq.readRecordsToList().size();
+        for (var dlq : List.of(balancerDlq, migratorDlq)) {
+            for (var record : dlq.readRecordsToList()) {
+                deadLetters++;
+                var reason = record.headers().lastHeader(io.skewguard.schemas.DeadLetter.REASON);
+                var topic = record.headers().lastHeader(io.skewguard.schemas.DeadLetter.SOURCE_TOPIC);
+                LOG.warn("day {}: dead letter from {}: {}", day(clock),
+                        topic == null ? "?" : new String(topic.value(), StandardCharsets.UTF_8),
+                        reason == null ? "?" : new String(reason.value(), StandardCharsets.UTF_8));
+            }
+        }
         int detectorDeadLetters = detector.deadLetters().size();
         deadLetters += detectorDeadLetters - detectorDeadLettersSeen;
         detectorDeadLettersSeen = detectorDeadLetters;

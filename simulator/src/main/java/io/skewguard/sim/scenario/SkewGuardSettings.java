@@ -13,9 +13,10 @@ package io.skewguard.sim.scenario;
  * @param maxParallel most migrations in one switch batch (disjoint node pairs)
  * @param maxBytesPerSec the cluster's migration bandwidth budget at full speed
  * @param nodeExpiryMillis fast mode: the migrator's {@code node-expiry}, how long a node may send no
- *     capacity report before the migrator takes it as lost (30 min; the app's default of a day would
- *     leave a lost node's shards unreadable for a day of a one-week scenario). Model mode replaces a
- *     lost node at once.
+ *     capacity report before the migrator takes it as lost (1 d, the app's default: the migrator also
+ *     dead-letters an alert whose {@code since} lies more than this behind the latest time it read,
+ *     and a capacity alert stays confirmed for most of a day in the shipped scenarios). Model mode
+ *     replaces a lost node at once.
  */
 public record SkewGuardSettings(
         double heatThreshold,
@@ -30,6 +31,6 @@ public record SkewGuardSettings(
         long nodeExpiryMillis) {
 
     public static SkewGuardSettings defaults() {
-        return new SkewGuardSettings(0.40, 0.25, 0.10, 300_000L, 0.20, 0.10, 0.2, 16, 2_000_000_000L, 1_800_000L);
+        return new SkewGuardSettings(0.40, 0.25, 0.10, 300_000L, 0.20, 0.10, 0.2, 16, 2_000_000_000L, 86_400_000L);
     }
 }

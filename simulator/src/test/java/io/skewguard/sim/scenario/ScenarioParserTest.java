@@ -40,8 +40,8 @@ class ScenarioParserTest {
     }
 
     @Test
-    void theMigratorsNodeExpiryInFastModeDefaultsToThirtyMinutesAndMustBePositive() {
-        assertThat(ScenarioParser.parse("tiny.properties", MINIMAL).skewguard().nodeExpiryMillis()).isEqualTo(1_800_000L);
+    void theMigratorsNodeExpiryInFastModeDefaultsToADayAndMustBePositive() {
+        assertThat(ScenarioParser.parse("tiny.properties", MINIMAL).skewguard().nodeExpiryMillis()).isEqualTo(86_400_000L);
         assertThat(ScenarioParser.parse("tiny.properties", MINIMAL + "skewguard.nodeExpiry = 2h\n").skewguard().nodeExpiryMillis())
                 .isEqualTo(7_200_000L);
         assertThat(failure(MINIMAL + "skewguard.nodeExpiry = 0s\n").reason()).contains("skewguard.nodeExpiry must be positive");
