@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What a writer of one cluster needs to place a write: the slot table (slot → candidate set, and a
@@ -26,6 +27,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p><b>Cost of a pick.</b> One xxh3 of the key, one mask for the slot, then {@link WeightedPick} over
  * the slot's m candidates (one xxh3 and one {@code log} each) with effective weights in a {@code
  * double[]} indexed by node index: O(m), no allocation.
+ *
+ * <p><b>Read-only candidates.</b> A {@code SlotAssignment} row's {@code readOnly} candidates (a node
+ * being drained) keep serving reads of what they hold but take no new writes: {@link #pick} leaves them
+ * out; {@link #probeOrder} (reads) still ranks every candidate. When every candidate of a slot is
+ * read-only the pick falls back to all of them and counts it ({@link #readOnlyFallbacks()}).
  *
  * <p><b>Idempotent updates.</b> A {@code NodeWeight} row older than the node's applied weight epoch,
  * or a {@code SlotAssignment} row older than the slot's applied routing epoch, is ignored, so rows
@@ -46,8 +52,18 @@ public final class RoutingView {
             double[] freeRatio,
             double[] effective,
             CandidateSet[] candidates,
+            CandidateSet[] writers,
+            boolean[] onlyReadOnly,
             long[] slotEpoch,
-            String[] inFlightTarget) {}
+            String[] inFlightTarget) {
+
+        /** This snapshot with other node tables (the slot tables as they are). */
+        Snapshot withNodes(NodeIndex nodes, WeightedPick pick, String[] ids, double[] weight, long[] weightEpoch,
+                           double[] freeRatio, double[] effective) {
+            return new Snapshot(nodes, pick, ids, weight, weightEpoch, freeRatio, effective, candidates, writers,
+                    onlyReadOnly, slotEpoch, inFlightTarget);
+        }
+    }
 
     private final String cluster;
     private final int slotCount;
@@ -57,6 +73,7 @@ public final class RoutingView {
     private final AtomicLong refusedEpochs = new AtomicLong();
     private volatile int maxNodes = DEFAULT_MAX_NODES;
     private final AtomicLong refusedNodes = new AtomicLong();
+    private final LongAdder readOnlyFallbacks = new LongAdder();
 
     /** Most nodes a view learns from rows unless {@link #boundNodes} says otherwise (as the apps' {@code max-nodes-per-cluster}). */
     public static final int DEFAULT_MAX_NODES = 4096;
@@ -78,8 +95,8 @@ public final class RoutingView {
         long[] slotEpoch = new long[slotCount];
         Arrays.fill(slotEpoch, -1);
         return new RoutingView(cluster, slotCount, new Snapshot(nodes, WeightedPick.over(nodes), new String[0],
-                new double[0], new long[0], new double[0], new double[0], new CandidateSet[slotCount], slotEpoch,
-                new String[slotCount]));
+                new double[0], new long[0], new double[0], new double[0], new CandidateSet[slotCount],
+                new CandidateSet[slotCount], new boolean[slotCount], slotEpoch, new String[slotCount]));
     }
 
     /**
@@ -97,7 +114,8 @@ public final class RoutingView {
                 slotEpoch[slot] = table.routingEpoch();
             }
             view.snapshot = new Snapshot(s.nodes(), s.pick(), s.ids(), s.weight(), s.weightEpoch(), s.freeRatio(),
-                    s.effective(), candidates, slotEpoch, s.inFlightTarget());
+                    s.effective(), candidates, candidates.clone(), new boolean[candidates.length], slotEpoch,
+                    s.inFlightTarget());
         }
         return view;
     }
@@ -171,8 +189,7 @@ public final class RoutingView {
             weight[node] = w;
             weightEpoch[node] = row.getEpoch();
             effective[node] = w * s.freeRatio()[node];
-            snapshot = new Snapshot(s.nodes(), s.pick(), s.ids(), weight, weightEpoch, s.freeRatio(), effective,
-                    s.candidates(), s.slotEpoch(), s.inFlightTarget());
+            snapshot = s.withNodes(s.nodes(), s.pick(), s.ids(), weight, weightEpoch, s.freeRatio(), effective);
             return true;
         }
     }
@@ -198,19 +215,38 @@ public final class RoutingView {
             if (overNodes(row.getCandidates())) {
                 return false;
             }
+            List<String> readOnly = row.getReadOnly() == null ? List.of() : row.getReadOnly();
+            for (String node : readOnly) {
+                if (!row.getCandidates().contains(node)) {
+                    throw new IllegalArgumentException("slot " + slot + ": read-only node " + node
+                            + " is not one of its candidates " + row.getCandidates());
+                }
+            }
             Snapshot s = grown(snapshot, row.getCandidates());
             int[] set = new int[row.getCandidates().size()];
+            int[] writing = new int[set.length];
+            int writers = 0;
             for (int i = 0; i < set.length; i++) {
                 set[i] = s.nodes().require(row.getCandidates().get(i));
+                if (!readOnly.contains(row.getCandidates().get(i))) {
+                    writing[writers++] = set[i];
+                }
             }
             CandidateSet[] candidates = s.candidates().clone();
+            CandidateSet[] writerSets = s.writers().clone();
+            boolean[] onlyReadOnly = s.onlyReadOnly().clone();
             long[] slotEpoch = s.slotEpoch().clone();
             String[] inFlight = s.inFlightTarget().clone();
             candidates[slot] = new CandidateSet(set);
+            // every candidate read-only (a drain of the whole set): writes must still land somewhere, so the
+            // pick falls back to all of them, counted at each pick
+            onlyReadOnly[slot] = writers == 0;
+            writerSets[slot] = writers == 0 || writers == set.length ? candidates[slot]
+                    : new CandidateSet(Arrays.copyOf(writing, writers));
             slotEpoch[slot] = row.getRoutingEpoch();
             inFlight[slot] = row.getInFlightTarget();
             snapshot = new Snapshot(s.nodes(), s.pick(), s.ids(), s.weight(), s.weightEpoch(), s.freeRatio(),
-                    s.effective(), candidates, slotEpoch, inFlight);
+                    s.effective(), candidates, writerSets, onlyReadOnly, slotEpoch, inFlight);
             return true;
         }
     }
@@ -259,16 +295,16 @@ public final class RoutingView {
             double[] effective = s.effective().clone();
             free[index] = ratio;
             effective[index] = s.weight()[index] * ratio;
-            snapshot = new Snapshot(s.nodes(), s.pick(), s.ids(), s.weight(), s.weightEpoch(), free, effective,
-                    s.candidates(), s.slotEpoch(), s.inFlightTarget());
+            snapshot = s.withNodes(s.nodes(), s.pick(), s.ids(), s.weight(), s.weightEpoch(), free, effective);
         }
     }
 
     // ------------------------------------------------------------------ reads
 
     /**
-     * The node a write of {@code key} goes to: the weighted-rendezvous winner of the key's slot's
-     * candidate set under the current effective weights. Allocation-free.
+     * The node a write of {@code key} goes to: the weighted-rendezvous winner among the key's slot's
+     * candidates that take writes (read-only ones left out; all of them, counted, when every one is
+     * read-only) under the current effective weights. Allocation-free.
      *
      * @throws IllegalStateException if the key's slot has no candidate set yet, or every candidate is
      *     full (free ratio 0)
@@ -277,11 +313,63 @@ public final class RoutingView {
         Snapshot s = snapshot;
         long hash = HashRing.hashKey(key);
         int slot = SlotTable.slotOf(hash, slotCount);
+        CandidateSet writers = s.writers()[slot];
+        if (writers == null) {
+            throw new IllegalStateException("cluster " + cluster + ": slot " + slot + " has no candidate set yet");
+        }
+        if (s.onlyReadOnly()[slot]) {
+            readOnlyFallbacks.increment();
+        }
+        return s.ids()[s.pick().pick(hash, writers, s.effective())];
+    }
+
+    /**
+     * The nodes a reader of {@code key} probes, in order: every candidate of the key's slot, read-only
+     * ones included (they still hold what they held), ranked as {@link WeightedPick#pickTop} ranks them
+     * under the current effective weights (full nodes last).
+     *
+     * @throws IllegalStateException if the key's slot has no candidate set yet
+     */
+    public List<String> probeOrder(CharSequence key) {
+        Snapshot s = snapshot;
+        long hash = HashRing.hashKey(key);
+        int slot = SlotTable.slotOf(hash, slotCount);
         CandidateSet candidates = s.candidates()[slot];
         if (candidates == null) {
             throw new IllegalStateException("cluster " + cluster + ": slot " + slot + " has no candidate set yet");
         }
-        return s.ids()[s.pick().pick(hash, candidates, s.effective())];
+        int[] order = new int[candidates.size()];
+        s.pick().pickTop(hash, candidates, s.effective(), order.length, order, new double[order.length]);
+        String[] ids = new String[order.length];
+        for (int i = 0; i < order.length; i++) {
+            ids[i] = s.ids()[order[i]];
+        }
+        return List.of(ids);
+    }
+
+    /** The candidates of {@code slot} that take no new writes (draining), as the slot's last row named them; empty before it. */
+    public List<String> readOnly(int slot) {
+        Snapshot s = snapshot;
+        CandidateSet all = s.candidates()[slot];
+        if (all == null) {
+            return List.of();
+        }
+        CandidateSet writers = s.writers()[slot];
+        List<String> readOnly = new java.util.ArrayList<>();
+        for (int i = 0; i < all.size(); i++) {
+            if (s.onlyReadOnly()[slot] || !writers.contains(all.node(i))) {
+                readOnly.add(s.ids()[all.node(i)]);
+            }
+        }
+        return List.copyOf(readOnly);
+    }
+
+    /**
+     * Picks made since start in a slot whose every candidate is read-only: the pick then falls back to
+     * all of them (a write must land somewhere), and this count says how often that happened.
+     */
+    public long readOnlyFallbacks() {
+        return readOnlyFallbacks.sum();
     }
 
     /** The slot of {@code key}: {@code xxh3(key) mod S}. */
@@ -348,8 +436,7 @@ public final class RoutingView {
             free[i] = 1.0;
             effective[i] = 1.0;
         }
-        return new Snapshot(nodes, WeightedPick.over(nodes), names, weight, weightEpoch, free, effective,
-                s.candidates(), s.slotEpoch(), s.inFlightTarget());
+        return s.withNodes(nodes, WeightedPick.over(nodes), names, weight, weightEpoch, free, effective);
     }
 
     private static CandidateSet remap(CandidateSet set, NodeIndex from, NodeIndex to) {

@@ -159,10 +159,73 @@ class RoutingViewTest {
                 .hasMessageContaining("has no candidate set yet");
     }
 
+    private static SlotAssignment readOnlyRow(int slot, long epoch, List<String> candidates, List<String> readOnly) {
+        return SlotAssignment.newBuilder(slot("c1", slot, epoch, candidates)).setReadOnly(readOnly).build();
+    }
+
+    @Test
+    void aReadOnlyCandidateTakesNoNewWritesButIsStillProbedByReaders() {
+        RoutingView view = RoutingView.empty("c1", 1);
+        view.apply(readOnlyRow(0, 1, List.of("a", "b", "c"), List.of("b")));
+
+        Map<String, Integer> count = new HashMap<>();
+        for (int k = 0; k < 20_000; k++) {
+            String key = "key-" + k;
+            count.merge(view.pick(key), 1, Integer::sum);
+            assertThat(view.probeOrder(key)).as("a reader probes every candidate").containsExactlyInAnyOrder("a", "b", "c");
+            assertThat(view.probeOrder(key).get(0)).as("unless read-only, the first probe is the pick")
+                    .isIn(view.pick(key), "b");
+        }
+        assertThat(count).containsOnlyKeys("a", "c");
+        assertThat(count.get("a") / 20_000.0).isCloseTo(0.5, within(0.02));
+        assertThat(view.readOnly(0)).containsExactly("b");
+        assertThat(view.readOnlyFallbacks()).isZero();
+    }
+
+    @Test
+    void whenEveryCandidateOfASlotIsReadOnlyThePickFallsBackToAllOfThemAndCountsIt() {
+        RoutingView view = RoutingView.empty("c1", 1);
+        view.apply(readOnlyRow(0, 1, List.of("a", "b"), List.of("a", "b")));
+
+        Map<String, Integer> count = new HashMap<>();
+        for (int k = 0; k < 1000; k++) {
+            count.merge(view.pick("key-" + k), 1, Integer::sum);
+        }
+        assertThat(count).containsOnlyKeys("a", "b");
+        assertThat(view.readOnlyFallbacks()).isEqualTo(1000);
+        assertThat(view.readOnly(0)).containsExactly("a", "b");
+    }
+
+    @Test
+    void aNewerRowWithoutTheReadOnlyMarkGivesTheNodeItsWritesBack() {
+        RoutingView view = RoutingView.empty("c1", 1);
+        view.apply(readOnlyRow(0, 1, List.of("a", "b"), List.of("b")));
+        assertThat(view.pick("key-1")).isEqualTo("a");
+
+        view.apply(slot("c1", 0, 2, List.of("a", "b")));
+
+        assertThat(view.readOnly(0)).isEmpty();
+        java.util.Set<String> picked = new java.util.HashSet<>();
+        for (int k = 0; k < 200; k++) {
+            picked.add(view.pick("key-" + k));
+        }
+        assertThat(picked).containsExactlyInAnyOrder("a", "b");
+    }
+
+    @Test
+    void aReadOnlyNodeThatIsNotACandidateIsRefusedNamingIt() {
+        RoutingView view = RoutingView.empty("c1", 1);
+        assertThatThrownBy(() -> view.apply(readOnlyRow(0, 1, List.of("a", "b"), List.of("x"))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("slot 0").hasMessageContaining("read-only node x");
+        assertThat(view.routingEpoch(0)).isEqualTo(-1);
+    }
+
     @Test
     void pickAllocatesNothingAfterWarmUp() {
         RoutingView view = eightNodes();
         view.apply(weight("c1", "n0", 1, 2.0));
+        view.apply(readOnlyRow(0, 1, List.of("n0", "n1", "n2"), List.of("n1")));
         String[] keys = new String[1024];
         for (int i = 0; i < keys.length; i++) {
             keys[i] = "key-" + i;

@@ -402,6 +402,21 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
         changes.commit();
     }
 
+    /**
+     * The storage layer rebuilds {@code slot} on this node from replicas: the node replaced a lost or
+     * removed one in the slot's candidate set. Writes of the slot are taken again, also when this node
+     * cleaned the slot up after an earlier migration away (which would otherwise refuse them as stale).
+     * Idempotent.
+     */
+    public synchronized void rebuildSlot(int slot) {
+        checkSlot(slot);
+        if (cleaned.remove(slot)) {
+            Ledger.Changes changes = ledger.changes();
+            changes.state(this::snapshot);
+            changes.commit();
+        }
+    }
+
     // ------------------------------------------------------------------------------------ reads for people and tests
 
     /** True if this node holds any key of {@code slot}. */

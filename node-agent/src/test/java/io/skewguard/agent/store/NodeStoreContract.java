@@ -218,6 +218,24 @@ abstract class NodeStoreContract {
     }
 
     @Test
+    void aSlotRebuiltFromReplicasOnANodeThatCleanedItUpTakesWritesAgain() {
+        List<String> keys = keysOf(6, 3);
+        source.put(keys.get(0), 1, bytes(2));
+        target.startCopy("m", 6, "src", 0);
+        target.copyProgress("m");
+        target.commitTarget("m", 6);
+        source.commitSource("m", 6, "dst");
+        source.cleanup("m", 6);
+
+        source.rebuildSlot(6); // the target was lost: the source replaces it and the storage layer rebuilds the slot here
+        source.rebuildSlot(6);
+        source.put(keys.get(1), 2, bytes(2));
+
+        assertThat(source.get(keys.get(1)).orElseThrow().version()).isEqualTo(2);
+        assertThat(source.holdsSlot(6)).isTrue();
+    }
+
+    @Test
     void shardBytesCountKeyAndValueBytesPerSlot() {
         List<String> keys = keysOf(1, 3);
         for (String key : keys) {

@@ -76,6 +76,8 @@ final class FastModeSettings {
         v.put(MigratorSettings.SLOT_COUNT, Integer.toString(scenario.slots()));
         v.put(MigratorSettings.CANDIDATES, Integer.toString(scenario.candidates()));
         v.put(MigratorSettings.VNODES_PER_UNIT, Integer.toString(scenario.vnodesPerUnit()));
+        // a node silent this long is taken as lost (simulated time: the drivers' wall clock)
+        v.put(CommonSettings.NODE_EXPIRY, ms(sg.nodeExpiryMillis()));
         return MigratorSettings.of(v);
     }
 

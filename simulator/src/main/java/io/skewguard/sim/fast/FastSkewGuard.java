@@ -18,6 +18,8 @@ import io.skewguard.migrator.MigratorTopology;
 import io.skewguard.schemas.CapacityEvent;
 import io.skewguard.schemas.MigrationCommand;
 import io.skewguard.schemas.MigrationStatus;
+import io.skewguard.schemas.MembershipState;
+import io.skewguard.schemas.NodeMembership;
 import io.skewguard.schemas.ShardUsage;
 import io.skewguard.schemas.SkewAlert;
 import io.skewguard.schemas.SkewReport;
@@ -32,7 +34,6 @@ import io.skewguard.sim.model.ClusterFigures;
 import io.skewguard.sim.policy.RepairPolicy;
 import io.skewguard.sim.policy.SkewGuardLoop;
 import io.skewguard.sim.scenario.Scenario;
-import io.skewguard.sim.scenario.ScenarioEvent;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -62,6 +63,8 @@ import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.TopologyDescription;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
@@ -94,9 +97,17 @@ import org.slf4j.LoggerFactory;
  *       switches (the bytes change owner: counted as moved), cleared marks.
  * </ol>
  *
- * <p>The slot table the migrator builds from the ring of the nodes that report capacity (ring weight
- * 1) must be the model's; membership changes (joins, losses) are not followed by the migrator's
- * table, so fast mode refuses scenarios that have them.
+ * <p><b>Membership.</b> At the first step the model's slot table goes to the migrator's slot-table
+ * topic (as the rows of a deployment that ran before), so a migrator that adopts the table it finds
+ * there starts from the model's, whatever joined or was lost before repair started. A node that
+ * joins gets its store and agent and sends capacity events from its first step; it is in no
+ * candidate set until a migration targets it. A lost node's agent and capacity events stop; it stays
+ * in the candidate sets until the migrator's slot-table update replaces it (the migrator takes a
+ * node silent for {@code node-expiry} as lost: scenario setting {@code skewguard.nodeExpiry}); until
+ * then the writers' share of it goes to the slot's other candidates, counted
+ * ({@link Cluster#fail}). When a row replaces a lost node, the model rebuilds its shard on the
+ * replacement from replicas (recovery bytes; the keys go to the replacement's store). A row's
+ * read-only candidates take no new writes.
  */
 public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
 
@@ -118,6 +129,10 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
     private final SchemaRegistrySerde<MigrationCommand> commandSerde;
     private final SchemaRegistrySerde<MigrationStatus> statusSerde;
     private final SchemaRegistrySerde<SlotAssignment> slotSerde;
+    private final SchemaRegistrySerde<NodeMembership> membershipSerde;
+    private final boolean migratorReadsSlotTable;
+    private final TestInputTopic<String, byte[]> migratorSlotTable;
+    private final TestOutputTopic<String, byte[]> membership;
     private final TestInputTopic<byte[], byte[]> balancerReports;
     private final TestInputTopic<byte[], byte[]> balancerAlerts;
     private final TestInputTopic<byte[], byte[]> migratorReports;
@@ -148,25 +163,12 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
     private long staleKeyWrites;
     private long committed;
     private final Set<String> abortedMigrations = new HashSet<>();
+    private int agentsStopped;
+    private long commandsToLostNodes;
+    private long lostShardsRebuilt;
+    private long rebuiltKeysRefused;
 
-    /** Why fast mode cannot run {@code scenario}, or empty if it can. */
-    public static java.util.Optional<String> refusal(Scenario scenario) {
-        for (ScenarioEvent e : scenario.events()) {
-            if (e instanceof ScenarioEvent.Join || e instanceof ScenarioEvent.Loss) {
-                return java.util.Optional.of("fast mode cannot run scenario '" + scenario.name() + "': it has a node "
-                        + (e instanceof ScenarioEvent.Join ? "join" : "loss") + " (" + e + "), and the migrator's slot table, "
-                        + "built once from the ring of the nodes reporting capacity, does not follow membership changes; "
-                        + "run it with --mode model");
-            }
-        }
-        return java.util.Optional.empty();
-    }
-
-    /** @throws IllegalArgumentException if fast mode cannot run {@code scenario} ({@link #refusal}) */
     public FastSkewGuard(Scenario scenario) {
-        refusal(scenario).ifPresent(why -> {
-            throw new IllegalArgumentException(why);
-        });
         this.scenario = scenario;
         this.step = scenario.stepMillis();
         try {
@@ -186,6 +188,7 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         this.commandSerde = SchemaRegistrySerde.of(MigrationCommand.class, serdeConfig, false);
         this.statusSerde = SchemaRegistrySerde.of(MigrationStatus.class, serdeConfig, false);
         this.slotSerde = SchemaRegistrySerde.of(SlotAssignment.class, serdeConfig, false);
+        this.membershipSerde = SchemaRegistrySerde.of(NodeMembership.class, serdeConfig, false);
 
         BalancerSettings b = FastModeSettings.balancer(scenario, registry, workDir.resolve("balancer"));
         Properties bp = b.streamsProperties();
@@ -193,9 +196,10 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         this.balancer = new TopologyTestDriver(
                 BalancerTopology.build(b, new WeightController(b.controller()), Stores::inMemoryKeyValueStore), bp, Instant.EPOCH);
         MigratorSettings m = FastModeSettings.migrator(scenario, registry, workDir.resolve("migrator"));
-        this.migrator = new TopologyTestDriver(MigratorTopology.build(m, Stores::inMemoryKeyValueStore), MigratorTopology.streamsConfig(m),
-                Instant.EPOCH);
+        Topology migratorTopology = MigratorTopology.build(m, Stores::inMemoryKeyValueStore);
+        this.migrator = new TopologyTestDriver(migratorTopology, MigratorTopology.streamsConfig(m), Instant.EPOCH);
         this.topics = b.topics();
+        this.migratorReadsSlotTable = reads(migratorTopology, topics.slotTable());
 
         ByteArraySerializer bytes = new ByteArraySerializer();
         ByteArrayDeserializer bytesIn = new ByteArrayDeserializer();
@@ -211,6 +215,35 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         this.slotRows = migrator.createOutputTopic(topics.slotTable(), new StringDeserializer(), bytesIn);
         this.repairStatus = migrator.createOutputTopic(topics.migrationStatus(), new StringDeserializer(), bytesIn);
         this.migratorDlq = migrator.createOutputTopic(topics.dlq(), bytesIn, bytesIn);
+        this.migratorSlotTable = migratorReadsSlotTable
+                ? migrator.createInputTopic(topics.slotTable(), new org.apache.kafka.common.serialization.StringSerializer(), bytes)
+                : null;
+        this.membership = migrator.createOutputTopic(topics.membership(), new StringDeserializer(), bytesIn);
+    }
+
+    /** Whether {@code topology} consumes {@code topic} (as a stream, a table or a global store). */
+    private static boolean reads(Topology topology, String topic) {
+        TopologyDescription d = topology.describe();
+        for (TopologyDescription.Subtopology sub : d.subtopologies()) {
+            for (TopologyDescription.Node node : sub.nodes()) {
+                if (node instanceof TopologyDescription.Source source && source.topicSet() != null
+                        && source.topicSet().contains(topic)) {
+                    return true;
+                }
+            }
+        }
+        for (TopologyDescription.GlobalStore store : d.globalStores()) {
+            if (store.source().topicSet() != null && store.source().topicSet().contains(topic)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The migrator's slot table follows membership: losses wait for its update ({@link Cluster#fail}). */
+    @Override
+    public boolean followsMembership() {
+        return true;
     }
 
     @Override
@@ -221,8 +254,9 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
     @Override
     public void onStep(long now, Cluster cluster, ClusterFigures figures) {
         if (this.cluster == null) {
-            attach(cluster);
+            attach(cluster, now);
         }
+        followMembership(cluster);
         long end = now + step;
         clock = end;
         advanceWallClocks(end);
@@ -273,29 +307,58 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         countDeadLetters();
     }
 
-    /** Mirrors the model's sampled keys into the node stores and builds the agents: the first step of repair. */
-    private void attach(Cluster cluster) {
+    /**
+     * The first step of repair: the model's slot table to the migrator's slot-table topic (when its
+     * topology reads it), the model's sampled keys into the node stores, the agents.
+     */
+    private void attach(Cluster cluster, long now) {
         this.cluster = cluster;
         int n = cluster.maxNodes();
         this.stores = new SimNodeStore[n];
         this.agents = new AgentCore[n];
-        for (int i = 0; i < n; i++) {
-            if (!cluster.alive(i)) {
-                continue;
+        if (migratorReadsSlotTable) {
+            var table = cluster.slotTable();
+            for (int s = 0; s < cluster.slotCount(); s++) {
+                SlotAssignment row = SlotAssignment.newBuilder().setCluster(CLUSTER).setSlot(s)
+                        .setRoutingEpoch(table.routingEpoch()).setCandidates(table.candidateIds(s))
+                        .setUpdatedAt(Instant.ofEpochMilli(now)).build();
+                migratorSlotTable.pipeInput(CLUSTER + "/" + s, slotSerde.serializer().serialize(topics.slotTable(), row), now);
             }
-            String id = cluster.nodes().id(i);
-            InMemoryNodeStore keys = new InMemoryNodeStore(id, cluster.slotCount(), () -> clock, this::keysOf);
-            stores[i] = new SimNodeStore(keys, cluster, () -> clock);
-            agents[i] = new AgentCore(new CommandCheck(CLUSTER, id, cluster.slotCount()), stores[i], AgentState.initial(id), s -> { });
+            slotRows.readRecordsToList(); // a migrator that echoes the adopted rows changes nothing
         }
-        cluster.keys().forEachHeld((node, slot, key) -> stores[node].put(key, 1, VALUE));
+        followMembership(cluster);
+        cluster.keys().forEachHeld((node, slot, key) -> {
+            if (stores[node] != null) {
+                stores[node].put(key, 1, VALUE);
+            }
+        });
         cluster.keys().listen((key, node, slot) -> {
+            if (stores[node] == null) {
+                return; // the writers never pick a lost node (its effective weight is 0)
+            }
             try {
                 stores[node].put(key, 1, VALUE);
             } catch (io.skewguard.agent.store.StaleRouteException e) {
                 staleKeyWrites++;
             }
         });
+    }
+
+    /** A store and an agent for every live node without one (joined), none for a lost node (its agent stops). */
+    private void followMembership(Cluster cluster) {
+        for (int i = 0; i < cluster.maxNodes(); i++) {
+            if (cluster.alive(i) && stores[i] == null) {
+                String id = cluster.nodes().id(i);
+                InMemoryNodeStore keys = new InMemoryNodeStore(id, cluster.slotCount(), () -> clock, this::keysOf);
+                stores[i] = new SimNodeStore(keys, cluster, () -> clock);
+                agents[i] = new AgentCore(new CommandCheck(CLUSTER, id, cluster.slotCount()), stores[i], AgentState.initial(id), s -> { });
+            } else if (!cluster.alive(i) && stores[i] != null) {
+                LOG.info("day {}: node {} lost: its agent and capacity reports stop", day(clock), cluster.nodes().id(i));
+                stores[i] = null;
+                agents[i] = null;
+                agentsStopped++;
+            }
+        }
     }
 
     private InMemoryNodeStore keysOf(String node) {
@@ -337,6 +400,10 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         for (KeyValue<byte[], byte[]> kv : weightCommands.readKeyValuesToList()) {
             WeightCommand c = weightSerde.deserializer().deserialize(topics.weightCommands(), kv.value);
             AgentCore agent = agentOf(c.getNode());
+            if (agent == null && lost(c.getNode())) {
+                commandsToLostNodes++; // a lost node answers nothing
+                continue;
+            }
             if (agent == null || agent.check().problem(c).isPresent()) {
                 rejectedCommands++;
                 LOG.warn("weight command refused: {}", agent == null ? "unknown node " + c.getNode() : agent.check().problem(c).get());
@@ -358,6 +425,20 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
             for (KeyValue<String, byte[]> kv : slotRows.readKeyValuesToList()) {
                 follow(slotSerde.deserializer().deserialize(topics.slotTable(), kv.value));
             }
+            // (a migrator that writes no membership records has no such topic: reading it would only warn)
+            List<KeyValue<String, byte[]>> records = migrator.producedTopicNames().contains(topics.membership())
+                    ? membership.readKeyValuesToList() : List.of();
+            for (KeyValue<String, byte[]> kv : records) {
+                if (kv.value == null) {
+                    continue;
+                }
+                NodeMembership mr = membershipSerde.deserializer().deserialize(topics.membership(), kv.value);
+                LOG.info("day {}: membership {} {} ({}): {}", day(clock), mr.getNode(), mr.getState(), mr.getSource(), mr.getReason());
+                if (mr.getState() == MembershipState.LOST || mr.getState() == MembershipState.REMOVED) {
+                    notes.add(String.format(Locale.ROOT, "skewguard: day %.2f: membership: %s %s: %s", clock / 86_400_000.0,
+                            mr.getNode(), mr.getState(), mr.getReason()));
+                }
+            }
             for (KeyValue<String, byte[]> kv : repairStatus.readKeyValuesToList()) {
                 MigrationStatus s = statusSerde.deserializer().deserialize(topics.migrationStatus(), kv.value);
                 LOG.info("day {}: repair {}: {}", day(clock), s.getOutcome(), s.getMessage());
@@ -372,6 +453,10 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
             for (KeyValue<String, byte[]> kv : commands) {
                 MigrationCommand c = commandSerde.deserializer().deserialize(topics.migrationCommands(), kv.value);
                 AgentCore agent = agentOf(c.getNode());
+                if (agent == null && lost(c.getNode())) {
+                    commandsToLostNodes++; // a lost node answers nothing
+                    continue;
+                }
                 if (agent == null || agent.check().problem(c).isPresent()) {
                     rejectedCommands++;
                     LOG.warn("migration command refused: {}", agent == null ? "unknown node " + c.getNode()
@@ -391,24 +476,71 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         int slot = row.getSlot();
         List<String> now = cluster.slotTable().candidateIds(slot);
         List<String> next = row.getCandidates();
-        if (!now.equals(next)) {
-            List<String> left = new ArrayList<>(now);
-            left.removeAll(next);
-            List<String> entered = new ArrayList<>(next);
-            entered.removeAll(now);
+        List<String> left = new ArrayList<>(now);
+        left.removeAll(next);
+        List<String> entered = new ArrayList<>(next);
+        entered.removeAll(now);
+        if (!left.isEmpty() || !entered.isEmpty()) { // the same nodes in another order route the same
             if (left.size() != 1 || entered.size() != 1) {
                 throw new IllegalStateException("the migrator's slot table and the model's disagree on slot " + slot + ": "
-                        + next + " vs " + now + " (the table is built from the ring of the nodes that report capacity)");
+                        + next + " vs " + now + (migratorReadsSlotTable ? "" : " (this migrator does not read the slot-table "
+                        + "topic, so it built its table from the ring of the nodes that report capacity, not the model's)"));
             }
-            cluster.switchSlot(slot, cluster.nodes().require(left.get(0)), cluster.nodes().require(entered.get(0)));
-            committed++;
+            int from = cluster.nodes().require(left.get(0));
+            int to = cluster.nodes().require(entered.get(0));
+            if (cluster.failed(from)) {
+                rebuild(slot, from, to);
+            } else {
+                cluster.switchSlot(slot, from, to);
+                committed++;
+            }
         }
+        List<Integer> readOnly = new ArrayList<>();
+        for (String id : row.getReadOnly()) {
+            readOnly.add(cluster.nodes().require(id));
+        }
+        cluster.markReadOnly(slot, readOnly);
         if (row.getInFlightTarget() != null && row.getInFlightSource() != null) {
             cluster.markInFlight(slot, cluster.nodes().require(row.getInFlightSource()),
                     cluster.nodes().require(row.getInFlightTarget()));
         } else if (cluster.inFlightTarget(slot) >= 0) {
             cluster.dropCopy(slot, cluster.inFlightTarget(slot)); // cleared without a switch: aborted
         }
+    }
+
+    /**
+     * The migrator replaced lost node {@code lost} by {@code replacement} in {@code slot}'s set: the
+     * storage layer rebuilds the shard there from replicas (the model's bytes and keys, and the keys
+     * into the replacement's store).
+     */
+    private void rebuild(int slot, int lost, int replacement) {
+        cluster.replaceLost(slot, lost, replacement);
+        lostShardsRebuilt++;
+        SimNodeStore store = stores[replacement];
+        if (store == null) {
+            throw new IllegalStateException("the migrator replaced lost node " + cluster.nodes().id(lost) + " in slot " + slot
+                    + " by " + cluster.nodes().id(replacement) + ", which is not live");
+        }
+        store.keys().rebuildSlot(slot);
+        cluster.keys().forEachHeld(replacement, slot, key -> {
+            try {
+                store.put(key, 1, VALUE);
+            } catch (io.skewguard.agent.store.StaleRouteException e) {
+                rebuiltKeysRefused++;
+            }
+        });
+    }
+
+    private long joinedAgents() {
+        if (cluster == null) {
+            return 0;
+        }
+        return java.util.stream.IntStream.range(0, cluster.maxNodes()).filter(i -> cluster.joined(i) && agents[i] != null).count();
+    }
+
+    private boolean lost(String node) {
+        int i = cluster.nodes().indexOf(node);
+        return i >= 0 && cluster.failed(i);
     }
 
     /** The balancer's controller state: when its repair ended (target or floor). */
@@ -444,13 +576,22 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
     }
 
     private void countDeadLetters() {
-        deadLetters += balancerDlq.readRecordsToList().size() + migratorDlq.readRecordsToList().size();
+        for (var dlq : List.of(balancerDlq, migratorDlq)) {
+            for (var record : dlq.readRecordsToList()) {
+                deadLetters++;
+                var reason = record.headers().lastHeader(io.skewguard.schemas.DeadLetter.REASON);
+                var topic = record.headers().lastHeader(io.skewguard.schemas.DeadLetter.SOURCE_TOPIC);
+                LOG.warn("day {}: dead letter from {}: {}", day(clock),
+                        topic == null ? "?" : new String(topic.value(), StandardCharsets.UTF_8),
+                        reason == null ? "?" : new String(reason.value(), StandardCharsets.UTF_8));
+            }
+        }
         int detectorDeadLetters = detector.deadLetters().size();
         deadLetters += detectorDeadLetters - detectorDeadLettersSeen;
         detectorDeadLettersSeen = detectorDeadLetters;
         drainUnread(balancer, balancerUnread, Set.of(topics.weightCommands(), topics.dlq()));
         drainUnread(migrator, migratorUnread, Set.of(topics.migrationCommands(), topics.slotTable(),
-                topics.migrationStatus(), topics.dlq()));
+                topics.migrationStatus(), topics.dlq(), topics.membership()));
     }
 
     /**
@@ -516,6 +657,12 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
                 + "%d dead letters, %d commands refused by an agent, %d sampled-key writes refused as stale",
                 agents == null ? 0 : Stream.of(agents).filter(a -> a != null).count(), committed, abortedMigrations.size(), deadLetters,
                 rejectedCommands, staleKeyWrites));
+        if (agentsStopped > 0 || joinedAgents() > 0) {
+            all.add(String.format(Locale.ROOT, "skewguard (fast mode): membership: %d agents of joined nodes, %d stopped "
+                    + "by a loss; %d commands to lost nodes went unanswered; %d shards of lost nodes rebuilt on the migrator's "
+                    + "replacements (%d rebuilt keys refused by a store)", joinedAgents(), agentsStopped, commandsToLostNodes,
+                    lostShardsRebuilt, rebuiltKeysRefused));
+        }
         return all;
     }
 
@@ -540,7 +687,7 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
                 try {
                     migrator.close();
                 } finally {
-                    Stream.of(reportSerde, alertSerde, capacitySerde, weightSerde, commandSerde, statusSerde, slotSerde)
+                    Stream.of(reportSerde, alertSerde, capacitySerde, weightSerde, commandSerde, statusSerde, slotSerde, membershipSerde)
                             .forEach(SchemaRegistrySerde::close);
                     deleteQuietly(workDir);
                 }

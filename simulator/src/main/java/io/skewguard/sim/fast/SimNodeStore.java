@@ -109,6 +109,11 @@ final class SimNodeStore extends ForwardingNodeStore {
         }
         double copied = c.copied(clock.getAsLong());
         boolean done = copied >= c.bytes && k.status() == CopyProgress.Status.DONE;
+        if (!done && !cluster.alive(c.source)) {
+            // the source was lost mid-copy: the rest of its shard cannot be read any more
+            return new CopyProgress(migrationId, CopyProgress.Status.FAILED, Math.round(copied), Math.round(c.bytes),
+                    "source node " + cluster.nodes().id(c.source) + " is lost");
+        }
         if (done && !c.keysCopiedInModel) {
             cluster.copyShard(c.slot, c.source, node); // the model's key ledger follows the store
             c.keysCopiedInModel = true;

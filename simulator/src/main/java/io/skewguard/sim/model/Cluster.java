@@ -47,6 +47,14 @@ public final class Cluster {
     private final double[] capacity;
     private final String[] rack;
     private final boolean[] alive;
+    /** Joined during the run (not one of the scenario's starting nodes). */
+    private final boolean[] joined;
+    /** Lost, and still in candidate sets until the slot-table update that replaces it ({@link #fail}). */
+    private final boolean[] failed;
+    /** A lost node whose replacement update has come ({@link #replaceLost}): no writer should route to it any more. */
+    private final boolean[] replaced;
+    /** Per slot, the candidates that take no new writes (draining); null when every candidate takes writes. */
+    private final java.util.BitSet[] readOnly;
     private final double[] used;
     private final double[] weight;
     private final double[] effective;
@@ -67,6 +75,8 @@ public final class Cluster {
     private double bytesMoved;
     private double recoveryBytes;
     private double rejectedBytes;
+    private double reroutedFromLost;
+    private double routedToLostAfterUpdate;
     private long weightChanges;
 
     public Cluster(Scenario scenario) {
@@ -90,6 +100,10 @@ public final class Cluster {
         this.capacity = new double[maxNodes];
         this.rack = new String[maxNodes];
         this.alive = new boolean[maxNodes];
+        this.joined = new boolean[maxNodes];
+        this.failed = new boolean[maxNodes];
+        this.replaced = new boolean[maxNodes];
+        this.readOnly = new java.util.BitSet[slots];
         this.used = new double[maxNodes];
         this.weight = new double[maxNodes];
         this.effective = new double[maxNodes];
@@ -166,9 +180,23 @@ public final class Cluster {
         for (int s = 0; s < slots; s++) {
             double b = slotBytes[s] * scale;
             CandidateSet set = table.candidates(s);
+            boolean leaveOutReadOnly = takesWritesElsewhere(s);
             double sum = 0;
+            double toLost = 0;
             for (int k = 0; k < set.size(); k++) {
-                sum += effective[set.node(k)];
+                int node = set.node(k);
+                if (leaveOutReadOnly && readOnly[s].get(node)) {
+                    continue;
+                }
+                sum += effective[node];
+                if (failed[node]) {
+                    toLost += believedWeight(node);
+                }
+            }
+            if (toLost > 0) {
+                // the writers' pick still names the lost node for its share of the slot's keys: those writes
+                // fail there and go to the slot's other candidates (placed below), counted here
+                countRoutedToLost(s, b * toLost / (sum + toLost));
             }
             if (sum <= 0) {
                 rejectedBytes += b;
@@ -177,6 +205,9 @@ public final class Cluster {
             double placed = 0;
             for (int k = 0; k < set.size(); k++) {
                 int node = set.node(k);
+                if (leaveOutReadOnly && readOnly[s].get(node)) {
+                    continue;
+                }
                 // a node never takes more than its free space; what it cannot take is refused
                 double add = Math.min(b * effective[node] / sum, Math.max(0, capacity[node] - used[node]));
                 if (add > 0) {
@@ -197,6 +228,78 @@ public final class Cluster {
             }
         }
         return written;
+    }
+
+    /**
+     * Whether slot {@code slot} has read-only candidates and at least one that takes writes: the writers
+     * then leave the read-only ones out (when every candidate is read-only, they fall back to all).
+     */
+    private boolean takesWritesElsewhere(int slot) {
+        java.util.BitSet marks = readOnly[slot];
+        if (marks == null) {
+            return false;
+        }
+        CandidateSet set = table.candidates(slot);
+        for (int k = 0; k < set.size(); k++) {
+            if (!marks.get(set.node(k))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The weight the writers give a lost node they do not know is lost: its factor × free ratio at the loss. */
+    private double believedWeight(int node) {
+        return capacity[node] > 0 ? weight[node] * Math.max(0, FULL - used[node] / capacity[node]) : 0;
+    }
+
+    /** Bytes of slot {@code slot} the writers routed to a lost node (before or after its replacement update). */
+    private void countRoutedToLost(int slot, double bytes) {
+        CandidateSet set = table.candidates(slot);
+        boolean afterUpdate = false;
+        for (int k = 0; k < set.size(); k++) {
+            afterUpdate |= failed[set.node(k)] && replaced[set.node(k)];
+        }
+        if (afterUpdate) {
+            routedToLostAfterUpdate += bytes;
+        } else {
+            reroutedFromLost += bytes;
+        }
+    }
+
+    /**
+     * The candidates of {@code slot} a writer picks among: all of them, without the read-only ones
+     * unless every one is read-only (a write must land somewhere).
+     */
+    public CandidateSet writers(int slot) {
+        CandidateSet set = table.candidates(slot);
+        if (!takesWritesElsewhere(slot)) {
+            return set;
+        }
+        int[] nodes = new int[set.size()];
+        int n = 0;
+        for (int k = 0; k < set.size(); k++) {
+            if (!readOnly[slot].get(set.node(k))) {
+                nodes[n++] = set.node(k);
+            }
+        }
+        return new CandidateSet(java.util.Arrays.copyOf(nodes, n));
+    }
+
+    /** Marks the read-only candidates of {@code slot} (a slot-table row's {@code readOnly}), replacing the marks before. */
+    public void markReadOnly(int slot, java.util.Collection<Integer> nodes) {
+        if (nodes.isEmpty()) {
+            readOnly[slot] = null;
+            return;
+        }
+        java.util.BitSet marks = new java.util.BitSet(maxNodes);
+        nodes.forEach(marks::set);
+        readOnly[slot] = marks;
+    }
+
+    /** Whether {@code node} is a read-only candidate of {@code slot}. */
+    public boolean readOnly(int slot, int node) {
+        return readOnly[slot] != null && readOnly[slot].get(node);
     }
 
     /** Counts bytes no candidate could take. */
@@ -310,6 +413,7 @@ public final class Cluster {
         capacity[i] = node.capacityBytes();
         rack[i] = node.rack();
         alive[i] = true;
+        joined[i] = true;
         weight[i] = 1.0;
     }
 
@@ -356,6 +460,100 @@ public final class Cluster {
             shard[s][lost] = 0;
         }
         used[lost] = 0;
+    }
+
+    /**
+     * A node is lost, and the writers learn it only from the slot table (a migrator following
+     * membership, fast mode): the node stops (no writes land on it, it answers nothing, its data is
+     * unreachable) but stays in every candidate set until {@link #replaceLost} replaces it, slot by slot.
+     * Until then the writers' pick still names it for its share of each slot's keys; those writes fail
+     * and go to the slot's other candidates (a client's retry), counted as {@link #reroutedFromLostBytes}.
+     */
+    public void fail(String id) {
+        int lost = index.require(id);
+        if (!alive[lost]) {
+            throw new IllegalStateException("node " + id + " is not in the cluster");
+        }
+        alive[lost] = false;
+        failed[lost] = true;
+        ring = ring.withoutNode(id);
+    }
+
+    /**
+     * The slot-table update that replaces a lost node ({@link #fail}) in {@code slot}'s candidate set:
+     * {@code replacement} takes its place and its shard is rebuilt there from replicas (bytes and keys;
+     * counted as recovery, not as moved). Returns the bytes rebuilt.
+     */
+    public double replaceLost(int slot, int lost, int replacement) {
+        if (!failed[lost]) {
+            throw new IllegalArgumentException("node " + index.id(lost) + " is not a lost node");
+        }
+        table = table.apply(table.replacement(slot, index.id(lost), index.id(replacement)));
+        replaced[lost] = true;
+        double bytes = shard[slot][lost];
+        shard[slot][replacement] += bytes;
+        used[replacement] += bytes;
+        recoveryBytes += bytes;
+        shard[slot][lost] = 0;
+        used[lost] -= bytes;
+        keys.moveShard(slot, lost, replacement);
+        if (inFlightTarget[slot] == lost || inFlightTarget[slot] >= 0 && inFlightSource[slot] == lost) {
+            inFlightTarget[slot] = -1;
+        }
+        if (readOnly[slot] != null) {
+            readOnly[slot].clear(lost);
+        }
+        return bytes;
+    }
+
+    /** True for a node lost while still in candidate sets ({@link #fail}), replaced or not. */
+    public boolean failed(int node) {
+        return node < maxNodes && failed[node];
+    }
+
+    /** True for a node that joined during the run. */
+    public boolean joined(int node) {
+        return node < maxNodes && joined[node];
+    }
+
+    /**
+     * Bytes the writers routed to a lost node before the slot-table update that replaced it; they went
+     * to the slot's other candidates instead (a client's retry).
+     */
+    public double reroutedFromLostBytes() {
+        return reroutedFromLost;
+    }
+
+    /**
+     * Bytes the writers routed to a lost node after the update that replaced it (a slot whose set still
+     * holds it then): 0 when the update replaced it in every set.
+     */
+    public double routedToLostAfterUpdateBytes() {
+        return routedToLostAfterUpdate;
+    }
+
+    /**
+     * The joined nodes' utilisation against the mean utilisation of the live nodes: the largest
+     * {@code |u − mean| / mean} among the live nodes that joined during the run, or NaN without any.
+     */
+    public double joinedUtilisationSpread() {
+        double sum = 0;
+        int live = 0;
+        for (int i = 0; i < maxNodes; i++) {
+            if (alive[i]) {
+                sum += utilisation(i);
+                live++;
+            }
+        }
+        double mean = live == 0 ? 0 : sum / live;
+        double worst = Double.NaN;
+        for (int i = 0; i < maxNodes; i++) {
+            if (alive[i] && joined[i] && mean > 0) {
+                double d = Math.abs(utilisation(i) - mean) / mean;
+                worst = Double.isNaN(worst) ? d : Math.max(worst, d);
+            }
+        }
+        return worst;
     }
 
     /**

@@ -63,7 +63,7 @@ public final class HotShard {
     /** Writes this step's extra bytes of the hot keys ({@code stepBytes} is the cluster's step writes). */
     double write(Cluster cluster, double stepBytes) {
         double perKey = stepBytes * extraShare / KEYS;
-        CandidateSet set = cluster.slotTable().candidates(slot);
+        CandidateSet set = cluster.writers(slot);
         double[] effective = cluster.effectiveWeights();
         double written = 0;
         for (long hash : keys) {

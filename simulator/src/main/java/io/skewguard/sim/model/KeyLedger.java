@@ -53,7 +53,7 @@ public final class KeyLedger {
             long name = count + rejected;
             long hash = HashRing.hashKey(name(name));
             int slot = table.slotOfHash(hash);
-            CandidateSet set = table.candidates(slot);
+            CandidateSet set = cluster.writers(slot);
             int node;
             try {
                 node = cluster.pick().pick(hash, set, cluster.effectiveWeights());
@@ -94,6 +94,16 @@ public final class KeyLedger {
                 for (int id = keys.nextSetBit(0); id >= 0; id = keys.nextSetBit(id + 1)) {
                     visitor.held(node, e.getKey(), name(names[id]));
                 }
+            }
+        }
+    }
+
+    /** The keys the ledger says {@code node} holds of {@code slot}. */
+    public void forEachHeld(int node, int slot, java.util.function.Consumer<String> visitor) {
+        BitSet keys = stores[node].get(slot);
+        if (keys != null) {
+            for (int id = keys.nextSetBit(0); id >= 0; id = keys.nextSetBit(id + 1)) {
+                visitor.accept(name(names[id]));
             }
         }
     }

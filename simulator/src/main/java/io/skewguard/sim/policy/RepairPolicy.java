@@ -24,6 +24,15 @@ public interface RepairPolicy {
     default void onEvent(long now, io.skewguard.sim.scenario.ScenarioEvent event, Cluster cluster) {
     }
 
+    /**
+     * True when the policy's own slot table follows membership (fast mode's migrator): a lost node then
+     * stays in the candidate sets until the policy's slot-table update replaces it ({@link Cluster#fail},
+     * {@link Cluster#replaceLost}); false: the model replaces it at once ({@link Cluster#lose}).
+     */
+    default boolean followsMembership() {
+        return false;
+    }
+
     /** Migrations running now. */
     int migrationsRunning();
 

@@ -43,6 +43,14 @@ public final class ConsoleTable {
         row(rows, "capacity CV at the end", "—", policies, p -> Figures.ratio(p.endCv()));
         row(rows, "rebuilt after node loss", "—", policies, p -> Figures.bytes(p.recoveryBytes()));
         row(rows, "writes refused (candidates full)", "—", policies, p -> Figures.bytes(p.refusedBytes()));
+        if (policies.stream().anyMatch(p -> p.joinedUtilisationSpread() != null)) {
+            row(rows, "joined nodes vs mean utilisation", "—", policies, p -> p.joinedUtilisationSpread() == null ? "—"
+                    : "≤ " + Figures.percent(p.joinedUtilisationSpread()));
+        }
+        if (policies.stream().anyMatch(p -> p.writesReroutedFromLost() > 0 || p.writesToLostAfterUpdate() > 0)) {
+            row(rows, "writes to a lost node, before its update", "—", policies, p -> Figures.bytes(p.writesReroutedFromLost()));
+            row(rows, "writes to a lost node, after its update", "—", policies, p -> Figures.bytes(p.writesToLostAfterUpdate()));
+        }
         row(rows, "weight changes", "—", policies, p -> Long.toString(p.weightChanges()));
         row(rows, "keys unreadable / written", "—", policies, p -> p.keysUnreadable() + " / " + p.keysWritten());
         row(rows, "wall time (s)", "—", policies, p -> String.format(Locale.ROOT, "%.1f", p.wallSeconds()));

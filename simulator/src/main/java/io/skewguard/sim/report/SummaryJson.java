@@ -54,6 +54,9 @@ public final class SummaryJson {
             m.put("totalBytesMoved", Math.round(p.totalBytesMoved()));
             m.put("recoveryBytes", Math.round(p.recoveryBytes()));
             m.put("refusedBytes", Math.round(p.refusedBytes()));
+            m.put("joinedUtilisationSpread", ratio(p.joinedUtilisationSpread()));
+            m.put("writesReroutedFromLost", Math.round(p.writesReroutedFromLost()));
+            m.put("writesToLostAfterUpdate", Math.round(p.writesToLostAfterUpdate()));
             m.put("weightChanges", p.weightChanges());
             m.put("keysWritten", p.keysWritten());
             m.put("keysUnreadable", p.keysUnreadable());

@@ -29,6 +29,13 @@ import java.util.List;
  * @param totalBytesMoved bytes the policy moved over the whole run
  * @param recoveryBytes bytes rebuilt from replicas after node losses (the same for every policy)
  * @param refusedBytes writes no candidate could take because every candidate of the slot was full
+ * @param joinedUtilisationSpread at the end of the repair phase, the largest {@code |u − mean| / mean}
+ *     utilisation among the nodes that joined during the run (null: no join)
+ * @param writesReroutedFromLost bytes the writers routed to a lost node before the slot-table update that
+ *     replaced it, which went to the slot's other candidates (only when the policy's slot table follows
+ *     membership: fast mode)
+ * @param writesToLostAfterUpdate bytes the writers routed to a lost node after that update: 0 when the
+ *     update replaced it in every candidate set
  * @param weightChanges weight-factor changes over the run
  * @param keysWritten sampled keys written
  * @param keysUnreadable sampled keys no node of their candidate set holds at the end
@@ -56,8 +63,25 @@ public record PolicySummary(
         double totalBytesMoved,
         double recoveryBytes,
         double refusedBytes,
+        Double joinedUtilisationSpread,
+        double writesReroutedFromLost,
+        double writesToLostAfterUpdate,
         long weightChanges,
         long keysWritten,
         long keysUnreadable,
         double wallSeconds,
-        List<String> notes) {}
+        List<String> notes) {
+
+    /** Figures of a run without joins and without losses followed by the policy (the demo's). */
+    public PolicySummary(String policy, double baselineCv, double baselineGap, double giniBeforeWeights,
+                         Double giniAfterWeights, Double weightPhaseDays, double finalCv, double finalGap, double endCv,
+                         double bytesMoved, double minimumBytes, double movedOverMinimum, Double hotspotGiniPeak,
+                         Double giniBeforeHotspot, Double hotspotRecoveryMinutes, Double hotspotSettleMinutes,
+                         Double hotspotBytesMoved, double totalBytesMoved, double recoveryBytes, double refusedBytes,
+                         long weightChanges, long keysWritten, long keysUnreadable, double wallSeconds, List<String> notes) {
+        this(policy, baselineCv, baselineGap, giniBeforeWeights, giniAfterWeights, weightPhaseDays, finalCv, finalGap, endCv,
+                bytesMoved, minimumBytes, movedOverMinimum, hotspotGiniPeak, giniBeforeHotspot, hotspotRecoveryMinutes,
+                hotspotSettleMinutes, hotspotBytesMoved, totalBytesMoved, recoveryBytes, refusedBytes, null, 0, 0,
+                weightChanges, keysWritten, keysUnreadable, wallSeconds, notes);
+    }
+}

@@ -95,13 +95,6 @@ public final class SimulateCommand implements Callable<Integer> {
             err.println("simulate: " + e.getMessage());
             return 2;
         }
-        if (mode == SimulationMode.FAST && scenario.policies().contains("skewguard")) {
-            var refusal = io.skewguard.sim.fast.FastSkewGuard.refusal(scenario);
-            if (refusal.isPresent()) {
-                err.println("simulate: " + refusal.get());
-                return 2;
-            }
-        }
         long started = System.nanoTime();
         List<PolicyRun> runs = new ArrayList<>();
         for (String p : scenario.policies()) {

@@ -97,6 +97,7 @@ public final class Simulation {
         Double recoveryMinutes = null;
         double movedAtHotspot = 0;
         ClusterFigures last = null;
+        double joinedSpreadAtRepairEnd = Double.NaN;
         long lastChangeAtRepairEnd = -1;
         double movedAtRepairStart = 0;
         double giniHourBefore = 0;
@@ -114,11 +115,16 @@ public final class Simulation {
                 LOG.info("day {}: {}", String.format("%.2f", now / (double) DAY), e);
                 if (e == hotspot && repairEnd == null) {
                     repairEnd = last;
+                    joinedSpreadAtRepairEnd = cluster.joinedUtilisationSpread();
                     lastChangeAtRepairEnd = policy.weightPhaseEnd();
                     movedAtRepairEnd = cluster.bytesMoved();
                     movedAtHotspot = cluster.bytesMoved();
                 }
-                cluster.apply(e);
+                if (e instanceof ScenarioEvent.Loss loss && policy.followsMembership()) {
+                    cluster.fail(loss.node()); // the policy's slot-table update replaces it
+                } else {
+                    cluster.apply(e);
+                }
                 policy.onEvent(now, e, cluster);
             }
             double days = now / (double) DAY;
@@ -183,6 +189,7 @@ public final class Simulation {
         }
         if (repairEnd == null) {
             repairEnd = last;
+            joinedSpreadAtRepairEnd = cluster.joinedUtilisationSpread();
             movedAtRepairEnd = cluster.bytesMoved();
             lastChangeAtRepairEnd = policy.weightPhaseEnd();
         }
@@ -219,6 +226,9 @@ public final class Simulation {
                 cluster.bytesMoved(),
                 cluster.recoveryBytes(),
                 cluster.rejectedBytes(),
+                Double.isNaN(joinedSpreadAtRepairEnd) ? null : joinedSpreadAtRepairEnd,
+                cluster.reroutedFromLostBytes(),
+                cluster.routedToLostAfterUpdateBytes(),
                 cluster.weightChanges(),
                 cluster.keys().written(),
                 unreadable,

@@ -32,7 +32,7 @@ public final class ScenarioParser {
             "ceph.interval", "ceph.overload", "ceph.maxChange", "ceph.maxNodes",
             "skewguard.heatThreshold", "skewguard.capacityThreshold", "skewguard.hysteresis", "skewguard.cooldown",
             "skewguard.repairTarget", "skewguard.migrationTargetCv", "skewguard.overshoot",
-            "skewguard.maxParallel", "skewguard.maxBytesPerSec");
+            "skewguard.maxParallel", "skewguard.maxBytesPerSec", "skewguard.nodeExpiry");
     private static final Set<String> NODE_FIELDS = Set.of(
             "count", "prefix", "first", "capacity", "capacitySpread", "racks", "rackPrefix", "ringWeight");
     private static final Set<String> EVENT_FIELDS = Set.of(
@@ -180,7 +180,11 @@ public final class ScenarioParser {
                 nonNegative("skewguard.migrationTargetCv", d.migrationTargetCv()),
                 fraction("skewguard.overshoot", d.overshoot(), true),
                 intValue("skewguard.maxParallel", d.maxParallel()),
-                size("skewguard.maxBytesPerSec", d.maxBytesPerSec()));
+                size("skewguard.maxBytesPerSec", d.maxBytesPerSec()),
+                duration("skewguard.nodeExpiry", d.nodeExpiryMillis()));
+        if (skewguard.nodeExpiryMillis() < 1) {
+            throw error(lineOf("skewguard.nodeExpiry"), "skewguard.nodeExpiry must be positive");
+        }
         if (skewguard.maxParallel() < 1) {
             throw error(lineOf("skewguard.maxParallel"), "skewguard.maxParallel must be at least 1");
         }

@@ -12,6 +12,11 @@ package io.skewguard.sim.scenario;
  * @param overshoot share of a source's excess it may overshoot by (0.2)
  * @param maxParallel most migrations in one switch batch (disjoint node pairs)
  * @param maxBytesPerSec the cluster's migration bandwidth budget at full speed
+ * @param nodeExpiryMillis fast mode: the migrator's {@code node-expiry}, how long a node may send no
+ *     capacity report before the migrator takes it as lost (1 d, the app's default: the migrator also
+ *     dead-letters an alert whose {@code since} lies more than this behind the latest time it read,
+ *     and a capacity alert stays confirmed for most of a day in the shipped scenarios). Model mode
+ *     replaces a lost node at once.
  */
 public record SkewGuardSettings(
         double heatThreshold,
@@ -22,9 +27,10 @@ public record SkewGuardSettings(
         double migrationTargetCv,
         double overshoot,
         int maxParallel,
-        long maxBytesPerSec) {
+        long maxBytesPerSec,
+        long nodeExpiryMillis) {
 
     public static SkewGuardSettings defaults() {
-        return new SkewGuardSettings(0.40, 0.25, 0.10, 300_000L, 0.20, 0.10, 0.2, 16, 2_000_000_000L);
+        return new SkewGuardSettings(0.40, 0.25, 0.10, 300_000L, 0.20, 0.10, 0.2, 16, 2_000_000_000L, 86_400_000L);
     }
 }

@@ -1,7 +1,6 @@
 package io.skewguard.sim.fast;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.skewguard.sim.report.SummaryJson;
 import io.skewguard.sim.run.PolicySummary;
@@ -72,11 +71,12 @@ class FastModeTest {
     }
 
     @Test
-    void aScenarioWithAJoinOrALossIsRefusedWithTheReason() {
-        Scenario small = ScenarioLibrary.load("join-and-hotspot");
-        assertThatThrownBy(() -> Simulation.run(small, "skewguard", SimulationMode.FAST, p -> { }))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("join-and-hotspot").hasMessageContaining("join").hasMessageContaining("--mode model");
+    void scenariosWithJoinsAndLossesAreNoLongerRefusedAndTheirLossesWaitForTheMigratorsUpdate() {
+        for (String name : List.of("join-and-hotspot", "node-loss", "scale-512")) {
+            try (FastSkewGuard policy = new FastSkewGuard(ScenarioLibrary.load(name))) {
+                assertThat(policy.followsMembership()).as(name).isTrue();
+            }
+        }
     }
 
     private static String withoutWallTime(PolicySummary s) {

@@ -109,6 +109,136 @@ class ClusterTest {
     }
 
     @Test
+    void aLossTheWritersLearnFromTheSlotTableKeepsTheNodeInItsSetsAndReroutesItsWritesCounted() {
+        Cluster c = new Cluster(scenario(""));
+        int lost = c.nodes().require("a-2");
+        c.fail("a-2");
+        assertThat(c.alive(lost)).isFalse();
+        assertThat(c.failed(lost)).isTrue();
+        assertThat(c.recoveryBytes()).isZero();
+        int slot = -1;
+        for (int s = 0; s < c.slotCount() && slot < 0; s++) {
+            slot = c.slotTable().candidates(s).contains(lost) ? s : -1;
+        }
+        assertThat(slot).as("a-2 is still a candidate somewhere").isNotNegative();
+        double held = c.used(lost);
+        double written = c.write(1e10, false);
+
+        assertThat(c.heat(lost)).as("no write lands on a lost node").isZero();
+        assertThat(c.used(lost)).isEqualTo(held);
+        assertThat(c.reroutedFromLostBytes()).as("its share went to the other candidates, counted").isPositive()
+                .isLessThan(written);
+        assertThat(c.routedToLostAfterUpdateBytes()).isZero();
+        assertThat(c.keys().unreadable(c)).as("its keys are unreachable until rebuilt").isPositive();
+    }
+
+    @Test
+    void theUpdateReplacingALostNodeRebuildsItsShardsAndKeysAndEndsItsWrites() {
+        Cluster c = new Cluster(scenario(""));
+        int lost = c.nodes().require("a-2");
+        double held = c.used(lost);
+        c.fail("a-2");
+        double total = 0;
+        for (int s = 0; s < c.slotCount(); s++) {
+            var set = c.slotTable().candidates(s);
+            if (!set.contains(lost)) {
+                continue;
+            }
+            int replacement = -1;
+            for (int n = 0; n < c.maxNodes() && replacement < 0; n++) {
+                replacement = n != lost && !set.contains(n) ? n : -1;
+            }
+            double shard = c.shardBytes(s, lost);
+            double before = c.shardBytes(s, replacement);
+            total += c.replaceLost(s, lost, replacement);
+            assertThat(c.shardBytes(s, replacement)).isCloseTo(before + shard, within(1.0));
+        }
+        assertThat(total).isCloseTo(held, within(1.0));
+        assertThat(c.recoveryBytes()).isCloseTo(held, within(1.0));
+        assertThat(c.bytesMoved()).as("a rebuild is recovery, not a move").isZero();
+        assertThat(c.keys().unreadable(c)).as("every key readable again").isZero();
+        double rerouted = c.reroutedFromLostBytes();
+        c.write(1e10, false);
+        assertThat(c.routedToLostAfterUpdateBytes()).isZero();
+        assertThat(c.reroutedFromLostBytes()).isEqualTo(rerouted);
+    }
+
+    @Test
+    void aSetTheUpdateMissedStillHoldsTheLostNodeAndItsWritesAfterTheUpdateAreCounted() {
+        Cluster c = new Cluster(scenario(""));
+        int lost = c.nodes().require("a-2");
+        c.fail("a-2");
+        boolean first = true;
+        for (int s = 0; s < c.slotCount(); s++) {
+            var set = c.slotTable().candidates(s);
+            if (!set.contains(lost)) {
+                continue;
+            }
+            if (first) {
+                first = false; // replace it here only
+                for (int n = 0; n < c.maxNodes(); n++) {
+                    if (n != lost && !set.contains(n)) {
+                        c.replaceLost(s, lost, n);
+                        break;
+                    }
+                }
+            }
+        }
+        c.write(1e10, false);
+        assertThat(c.routedToLostAfterUpdateBytes()).isPositive();
+    }
+
+    @Test
+    void readOnlyCandidatesTakeNoNewWritesUnlessTheWholeSetIsReadOnly() {
+        Cluster c = new Cluster(scenario(""));
+        CandidateSet set = c.slotTable().candidates(0);
+        int draining = set.node(0);
+        c.markReadOnly(0, java.util.List.of(draining));
+        double before = c.shardBytes(0, draining);
+        for (int i = 0; i < 5; i++) {
+            c.write(1e10, false);
+        }
+        assertThat(c.shardBytes(0, draining)).as("the draining candidate").isEqualTo(before);
+        assertThat(c.writers(0).contains(draining)).isFalse();
+        assertThat(c.writers(0).size()).isEqualTo(set.size() - 1);
+        int keysBefore = c.keys().written();
+        c.writeKeys(2000);
+        assertThat(c.keys().written() - keysBefore).isEqualTo(2000);
+        assertThat(c.keys().unreadable(c)).as("readers still probe the read-only candidate").isZero();
+
+        java.util.List<Integer> all = new java.util.ArrayList<>();
+        for (int n : set.nodes()) {
+            all.add(n);
+        }
+        c.markReadOnly(0, all);
+        assertThat(c.writers(0)).isEqualTo(set);
+        double slotBefore = 0;
+        for (int n : set.nodes()) {
+            slotBefore += c.shardBytes(0, n);
+        }
+        c.write(1e10, false);
+        double slotAfter = 0;
+        for (int n : set.nodes()) {
+            slotAfter += c.shardBytes(0, n);
+        }
+        assertThat(slotAfter).as("a write must land somewhere: all of them take it").isGreaterThan(slotBefore);
+
+        c.markReadOnly(0, java.util.List.of());
+        assertThat(c.readOnly(0, draining)).isFalse();
+    }
+
+    @Test
+    void theJoinedNodesSpreadIsTheirLargestDistanceFromTheMeanUtilisation() {
+        Cluster c = new Cluster(scenario("event.j.at = 1h\nevent.j.type = join\nevent.j.node = b-1\nevent.j.capacity = 1TB"));
+        assertThat(c.joinedUtilisationSpread()).isNaN();
+        c.apply(c.scenario().events().get(0));
+        int joined = c.nodes().require("b-1");
+        assertThat(c.joined(joined)).isTrue();
+        // empty among nodes at 40 %: the mean is 6 × 0.4 / 7, the new node is 100 % below it
+        assertThat(c.joinedUtilisationSpread()).isCloseTo(1.0, within(1e-9));
+    }
+
+    @Test
     void aJoiningNodeIsEmptyAndInNoCandidateSet() {
         Cluster c = new Cluster(scenario("event.j.at = 1h\nevent.j.type = join\nevent.j.node = b-1\nevent.j.capacity = 1TB"));
         c.apply(c.scenario().events().get(0));

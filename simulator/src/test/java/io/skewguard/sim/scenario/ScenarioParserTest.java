@@ -40,6 +40,15 @@ class ScenarioParserTest {
     }
 
     @Test
+    void theMigratorsNodeExpiryInFastModeDefaultsToADayAndMustBePositive() {
+        assertThat(ScenarioParser.parse("tiny.properties", MINIMAL).skewguard().nodeExpiryMillis()).isEqualTo(86_400_000L);
+        assertThat(ScenarioParser.parse("tiny.properties", MINIMAL + "skewguard.nodeExpiry = 2h\n").skewguard().nodeExpiryMillis())
+                .isEqualTo(7_200_000L);
+        assertThat(failure(MINIMAL + "skewguard.nodeExpiry = 0s\n").reason()).contains("skewguard.nodeExpiry must be positive");
+        assertThat(failure(MINIMAL + "skewguard.nodeExpiry = -5m\n").reason()).contains("negative duration");
+    }
+
+    @Test
     void unknownKeyNamesFileLineAndKey() {
         ScenarioException e = failure(MINIMAL + "# comment\nslotz = 512\n");
         assertThat(e.file()).isEqualTo("bad.properties");
