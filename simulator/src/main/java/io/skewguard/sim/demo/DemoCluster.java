@@ -20,17 +20,21 @@ import io.skewguard.sim.model.SlotHeat;
 import io.skewguard.sim.scenario.HeatSpec;
 import io.skewguard.sim.scenario.NodeSpec;
 import io.skewguard.sim.scenario.Scenario;
+import io.skewguard.sim.scenario.ScenarioEvent;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -59,8 +63,15 @@ import org.slf4j.LoggerFactory;
  * whose slots follow the scenario's heat, flushes every reporter with the step's time and sends
  * every node's capacity. Growth, daily cycle and noise of the scenario's writes are not modelled.
  *
- * <p>Single writer thread: {@link #fill()}, {@link #step()} and {@link #checkKeys} are called from one
- * thread; the agents and the router run on their own.
+ * <p><b>Membership.</b> A node that joins ({@link #join}) starts with an empty store, its agent and
+ * its reporter at the event's time and reports capacity from the next step on; writers pick it only
+ * once a slot-table row names it. A node being drained ({@link #leaving}) keeps running: the migrator
+ * moves its shards away, the writers' router leaves it out of the pick once its rows mark it
+ * read-only. The cluster's figures (capacity CV, the least bytes to move) are those of the nodes that
+ * stay: started and not being drained.
+ *
+ * <p>Single writer thread: {@link #fill()}, {@link #step()}, {@link #join} and {@link #checkKeys} are
+ * called from one thread; the agents and the router run on their own.
  */
 final class DemoCluster implements AutoCloseable {
 
@@ -76,8 +87,14 @@ final class DemoCluster implements AutoCloseable {
     private final Scenario scenario;
     private final String cluster = DemoSettings.CLUSTER;
     private final int slots;
-    private final List<NodeSpec> nodes;
-    private final Map<String, InMemoryNodeStore> stores = new LinkedHashMap<>();
+    /** Every node of the run, initial and joining, in the order of the report's per-node figures. */
+    private final List<NodeSpec> allNodes;
+    /** The nodes started so far (initial, then joined). */
+    private final List<NodeSpec> nodes = new ArrayList<>();
+    /** Nodes being drained (a drain requested and not cancelled). */
+    private final Set<String> leaving = new HashSet<>();
+    // read by the agents' copies (peer lookup) while a joining node is added
+    private final Map<String, InMemoryNodeStore> stores = new ConcurrentHashMap<>();
     private final Map<String, CommandAgent> agents = new LinkedHashMap<>();
     private final Map<String, NodeReporter> reporters = new LinkedHashMap<>();
     private final Map<String, KafkaProducer<byte[], byte[]>> producers = new LinkedHashMap<>();
@@ -93,6 +110,10 @@ final class DemoCluster implements AutoCloseable {
     private final KeyNames names;
     private final Map<String, Long> written = new HashMap<>();
     private final long startMillis;
+    private final String bootstrapServers;
+    private final Path agentStateDir;
+    private boolean agentsStarted;
+    private boolean closed;
     private long version;
     private long step;
     private long refusedWrites;
@@ -103,11 +124,16 @@ final class DemoCluster implements AutoCloseable {
         this.settings = settings;
         this.scenario = settings.scenario();
         this.slots = scenario.slots();
-        this.nodes = List.copyOf(scenario.nodes());
+        List<NodeSpec> every = new ArrayList<>(scenario.nodes());
+        scenario.events().stream().filter(e -> e instanceof ScenarioEvent.Join)
+                .forEach(e -> every.add(((ScenarioEvent.Join) e).node()));
+        this.allNodes = List.copyOf(every);
         this.startMillis = startMillis;
+        this.bootstrapServers = bootstrapServers;
+        this.agentStateDir = agentStateDir;
         this.clock = new AtomicLong(startMillis);
         this.random = new SplittableRandom(scenario.seed());
-        double capacity = nodes.stream().mapToDouble(NodeSpec::capacityBytes).sum();
+        double capacity = scenario.nodes().stream().mapToDouble(NodeSpec::capacityBytes).sum();
         this.names = new KeyNames(slots);
         double fillBytes = scenario.fill() * capacity;
         this.scale = Math.max(1.0, fillBytes / ((double) settings.fillKeys() * (FILL_VALUE_BYTES + KeyNames.LENGTH)));
@@ -115,20 +141,28 @@ final class DemoCluster implements AutoCloseable {
         this.writeValue = new byte[(int) Math.max(1, Math.round(objectBytes / scale) - KeyNames.LENGTH)];
         this.writeCdf = cdf(SlotHeat.shares(scenario.heat(), slots, random.split()));
 
-        for (NodeSpec n : nodes) {
-            stores.put(n.id(), new InMemoryNodeStore(n.id(), slots, clock::get, stores::get));
-        }
         // the table the migrator builds on its first plan (docs/migrator.md §3): ring of the nodes
         // sorted by id, ring weight 1; writers start from the same table
         List<Node> ring = new ArrayList<>();
-        nodes.stream().sorted((a, b) -> a.id().compareTo(b.id())).forEach(n -> ring.add(new Node(n.id(), n.rack(), 1.0)));
+        scenario.nodes().stream().sorted((a, b) -> a.id().compareTo(b.id())).forEach(n -> ring.add(new Node(n.id(), n.rack(), 1.0)));
         this.initialTable = SlotTable.fromRing(HashRing.of(ring, scenario.vnodesPerUnit()), scenario.candidates(), slots);
         this.view = RoutingView.of(cluster, initialTable);
-        Map<String, Object> serde = serdeConfig();
         this.router = WeightedRouter.start(view, settings.topics(),
                 Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                        ConsumerConfig.CLIENT_ID_CONFIG, settings.applicationId("writer")), serde);
-        for (NodeSpec n : nodes) {
+                        ConsumerConfig.CLIENT_ID_CONFIG, settings.applicationId("writer")), serdeConfig());
+        for (NodeSpec n : scenario.nodes()) {
+            startNode(n);
+        }
+    }
+
+    /** The node's store, agent (started once the starting data is down) and reporter. */
+    private synchronized void startNode(NodeSpec n) {
+        if (closed) {
+            throw new IllegalStateException("the simulated cluster is closed");
+        }
+        Map<String, Object> serde = serdeConfig();
+        stores.put(n.id(), new InMemoryNodeStore(n.id(), slots, clock::get, stores::get));
+        {
             Map<String, Object> kafka = new HashMap<>(serde);
             kafka.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
             AgentSettings agent = new AgentSettings(cluster, n.id(), slots, settings.topics(),
@@ -145,6 +179,63 @@ final class DemoCluster implements AutoCloseable {
                     Duration.ofMillis(scenario.stepMillis()), Duration.ofMillis(scenario.stepMillis()), serde);
             reporters.put(n.id(), new NodeReporter(reporter, producer, () -> capacityOf(n), clock::get));
         }
+        nodes.add(n);
+        if (agentsStarted) {
+            agents.get(n.id()).start();
+        }
+    }
+
+    /**
+     * A node joins now: empty store, agent and reporter; it reports capacity from the next step on.
+     * No writer picks it until a slot-table row names it.
+     */
+    void join(NodeSpec node) {
+        if (stores.containsKey(node.id())) {
+            throw new IllegalArgumentException("node " + node.id() + " is already in the cluster");
+        }
+        startNode(node);
+        updateFreeRatios();
+    }
+
+    /** Marks {@code node} as being drained (or, with false, no longer): it no longer counts in the cluster's figures. */
+    void leaving(String node, boolean drained) {
+        if (!stores.containsKey(node)) {
+            throw new IllegalArgumentException("node " + node + " is not in the cluster");
+        }
+        if (drained) {
+            leaving.add(node);
+        } else {
+            leaving.remove(node);
+        }
+    }
+
+    /** Whether {@code node} has been started. */
+    boolean started(String node) {
+        return stores.containsKey(node);
+    }
+
+    /** Shards (slots with bytes) {@code node} holds now, from its store; 0 for a node not started. */
+    int shardsHeld(String node) {
+        InMemoryNodeStore store = stores.get(node);
+        if (store == null) {
+            return 0;
+        }
+        int n = 0;
+        for (long bytes : store.shardBytes().values()) {
+            if (bytes > 0) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Simulated bytes every started node holds now, from the stores. */
+    Map<String, Long> storedBytes() {
+        Map<String, Long> bytes = new LinkedHashMap<>();
+        for (NodeSpec n : nodes) {
+            bytes.put(n.id(), Math.round(stores.get(n.id()).usedBytes() * scale));
+        }
+        return bytes;
     }
 
     private Map<String, Object> serdeConfig() {
@@ -166,8 +257,9 @@ final class DemoCluster implements AutoCloseable {
         return clock.get() - startMillis;
     }
 
+    /** Every node of the run (initial, then joining), the order of {@link #utilisation()} and {@link #weights()}. */
     List<String> nodeIds() {
-        return nodes.stream().map(NodeSpec::id).toList();
+        return allNodes.stream().map(NodeSpec::id).toList();
     }
 
     /** Lays down the starting data, then starts the agents and waits for the router. */
@@ -185,7 +277,10 @@ final class DemoCluster implements AutoCloseable {
         if (!router.awaitCaughtUp(Duration.ofSeconds(60))) {
             throw new IllegalStateException("the writers' router did not load the weight and slot tables within 60 s");
         }
-        agents.values().forEach(CommandAgent::start);
+        synchronized (this) {
+            agents.values().forEach(CommandAgent::start);
+            agentsStarted = true;
+        }
         reportAll();
     }
 
@@ -270,42 +365,54 @@ final class DemoCluster implements AutoCloseable {
         return new CapacitySnapshot(Math.min(used, n.capacityBytes()), n.capacityBytes(), n.rack(), shards);
     }
 
-    /** Utilisation (used / total) of every node, in node order, from the stores. */
+    /** Utilisation (used / total) of every node of the run, in {@link #nodeIds()} order (NaN before a node joins), from the stores. */
     double[] utilisation() {
-        double[] u = new double[nodes.size()];
+        double[] u = new double[allNodes.size()];
         for (int i = 0; i < u.length; i++) {
-            NodeSpec n = nodes.get(i);
-            u[i] = stores.get(n.id()).usedBytes() * scale / n.capacityBytes();
+            NodeSpec n = allNodes.get(i);
+            InMemoryNodeStore store = stores.get(n.id());
+            u[i] = store == null ? Double.NaN : store.usedBytes() * scale / n.capacityBytes();
         }
         return u;
     }
 
-    /** Population CV of the nodes' utilisation, from the stores. */
-    double capacityCv() {
-        return CoefficientOfVariation.of(utilisation());
+    /** The nodes that stay: started and not being drained. */
+    private List<NodeSpec> staying() {
+        return nodes.stream().filter(n -> !leaving.contains(n.id())).toList();
     }
 
-    /** Σ positive excess over the cluster's mean utilisation: the least any repair must move. */
+    /** Population CV of the utilisation of the nodes that stay, from the stores. */
+    double capacityCv() {
+        List<NodeSpec> staying = staying();
+        double[] u = new double[staying.size()];
+        for (int i = 0; i < u.length; i++) {
+            u[i] = stores.get(staying.get(i).id()).usedBytes() * scale / staying.get(i).capacityBytes();
+        }
+        return CoefficientOfVariation.of(u);
+    }
+
+    /** Σ positive excess over the mean utilisation of the nodes that stay: the least any repair must move. */
     double minimumBytesToMove() {
         double used = 0;
         double total = 0;
-        for (NodeSpec n : nodes) {
+        for (NodeSpec n : staying()) {
             used += stores.get(n.id()).usedBytes() * scale;
             total += n.capacityBytes();
         }
         double mean = used / total;
         double excess = 0;
-        for (NodeSpec n : nodes) {
+        for (NodeSpec n : staying()) {
             excess += Math.max(0, stores.get(n.id()).usedBytes() * scale - mean * n.capacityBytes());
         }
         return excess;
     }
 
-    /** Weight factor of every node as the writers apply it, in node order. */
+    /** Weight factor of every node of the run as the writers apply it, in {@link #nodeIds()} order (NaN before a node joins). */
     double[] weights() {
-        double[] w = new double[nodes.size()];
+        double[] w = new double[allNodes.size()];
         for (int i = 0; i < w.length; i++) {
-            w[i] = view.weight(nodes.get(i).id());
+            String id = allNodes.get(i).id();
+            w[i] = stores.containsKey(id) ? view.weight(id) : Double.NaN;
         }
         return w;
     }
@@ -359,7 +466,8 @@ final class DemoCluster implements AutoCloseable {
 
     /** Stops the writers' reports, the agents and the router, in that order. */
     @Override
-    public void close() {
+    public synchronized void close() {
+        closed = true;
         List<RuntimeException> failures = new ArrayList<>();
         for (NodeReporter r : reporters.values()) {
             try {

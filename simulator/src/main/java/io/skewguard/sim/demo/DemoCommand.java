@@ -108,7 +108,7 @@ public final class DemoCommand implements Callable<Integer> {
         if (list) {
             for (String name : shipped()) {
                 Scenario s = load(name);
-                out.printf(Locale.ROOT, "%-14s %s%n", name, s.description());
+                out.printf(Locale.ROOT, "%-18s %s%n", name, s.description());
             }
             return 0;
         }
@@ -198,6 +198,8 @@ public final class DemoCommand implements Callable<Integer> {
                 outcome.weightCommands(), outcome.weightRounds(), outcome.migrationsCommitted(), outcome.routingEpoch(),
                 outcome.migrationsAborted(), DemoReport.bytes(outcome.bytesMoved()), outcome.keysWritten() - outcome.keysUnreadable(),
                 outcome.keysWritten());
+        outcome.played().forEach(line -> out.println("scenario: " + line));
+        DemoReport.membershipLines(outcome).forEach(line -> out.println("membership: " + line));
         out.printf(Locale.ROOT, "wall time %.1f s for %s of simulated time%n", outcome.wallSeconds(), duration(outcome.simulatedMillis()));
         if (!noReport) {
             Path html = DemoReport.write(reportDir, scenario, outcome);

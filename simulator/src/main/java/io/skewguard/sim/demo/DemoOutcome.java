@@ -1,7 +1,9 @@
 package io.skewguard.sim.demo;
 
+import io.skewguard.schemas.SlotAssignment;
 import io.skewguard.sim.run.PolicyRun;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What one demo run did, as seen from the topics and the nodes.
@@ -19,6 +21,12 @@ import java.util.List;
  * @param keysUnreadable keys no node of their final candidate set holds at their last version
  * @param unreadableExamples a few of them, for the message
  * @param run the figures and series, for the table and the report
+ * @param played the scenario's membership events as the demo played them (joins, drain requests and
+ *     cancellations), one line each, in order
+ * @param membership every record of the membership topic, in the order read
+ * @param slotTable the latest slot-table row of every slot the migrator published
+ * @param shardsHeld shards (slots with bytes) every started node holds at the end, from its store
+ * @param storedBytes simulated bytes every started node holds at the end, from its store
  */
 public record DemoOutcome(
         boolean completed,
@@ -33,4 +41,18 @@ public record DemoOutcome(
         long keysWritten,
         long keysUnreadable,
         List<String> unreadableExamples,
-        PolicyRun run) {}
+        PolicyRun run,
+        List<String> played,
+        List<LoopObserver.MembershipChange> membership,
+        Map<Integer, SlotAssignment> slotTable,
+        Map<String, Integer> shardsHeld,
+        Map<String, Long> storedBytes) {
+
+    public DemoOutcome {
+        played = List.copyOf(played);
+        membership = List.copyOf(membership);
+        slotTable = Map.copyOf(slotTable);
+        shardsHeld = Map.copyOf(shardsHeld);
+        storedBytes = Map.copyOf(storedBytes);
+    }
+}

@@ -2,15 +2,18 @@ package io.skewguard.sim.demo;
 
 import io.skewguard.schemas.AlertKind;
 import io.skewguard.schemas.AlertState;
+import io.skewguard.schemas.MembershipState;
 import io.skewguard.schemas.SkewAlert;
 import io.skewguard.schemas.WeightCommand;
 import io.skewguard.sim.run.PolicyRun;
 import io.skewguard.sim.run.PolicySummary;
 import io.skewguard.sim.run.Series;
+import io.skewguard.sim.scenario.ScenarioEvent;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -25,8 +28,14 @@ import org.slf4j.LoggerFactory;
  * One run of the embedded demo, start to end: starts the {@link EmbeddedStack}, lays down the
  * {@link DemoCluster}'s starting data, steps simulated time at the chosen speed while a
  * {@link LoopObserver} watches the loop, drains (no more writes; time goes on until no migration is
- * in flight), reads every key back, and closes everything in order: writers and reporters, agents,
- * observer, apps, broker, temporary directory.
+ * in flight and no drain is unfinished), reads every key back, and closes everything in order:
+ * writers and reporters, agents, observer, apps, broker, temporary directory.
+ *
+ * <p><b>Membership events.</b> A {@code join} starts the node in the {@link DemoCluster} at the
+ * event's time; a {@code drain} writes what {@code skewguard node drain} writes ({@link DemoOperator})
+ * and the migrator does the rest. Both wait for the migrator's first slot table: before it, the
+ * table the migrator would build from the ring of the nodes reporting capacity would include the
+ * joined node, and the writers' starting table does not.
  *
  * <p>{@link #stop()} (the Ctrl-C hook) asks the loop to end at the next step; {@link #close()} may be
  * called from any thread, is idempotent, and returns once everything is closed.
@@ -47,13 +56,24 @@ public final class DemoRun implements AutoCloseable {
     private DemoCluster cluster;
     private LoopObserver observer;
     private Admin admin;
+    private DemoOperator operator;
+    private int nextEvent;
+    private final List<ScenarioEvent.Drain> cancels = new ArrayList<>();
+    private final List<String> played = new ArrayList<>();
+    private final List<String> joined = new ArrayList<>();
+    private final Map<String, Boolean> drains = new LinkedHashMap<>();
+    private boolean waitNoted;
 
     /** One progress line's figures; migrations are counted by where they stand now. */
     public record Progress(long simulatedMillis, long step, long steps, boolean draining, Double heatGini, double capacityCv,
                            AlertState heat, AlertState capacity, long weightChanges, int weightRounds,
-                           int copying, int switching, int cleaningUp, int done, int aborted, long bytesMoved) {
+                           int copying, int switching, int cleaningUp, int done, int aborted, long bytesMoved,
+                           String membership) {
 
-        /** The line, without a line end (about 140 characters). */
+        /**
+         * The line, without a line end (about 140 characters, more with the membership:
+         * {@code members 10+1 joined, 1 draining (n3: 4 shards left)}, null when the scenario changes none).
+         */
         public String line() {
             long minutes = simulatedMillis / 60_000;
             return String.format(Locale.ROOT,
@@ -61,7 +81,8 @@ public final class DemoRun implements AutoCloseable {
                             + "| migrations copy %d, switch %d, cleanup %d, done %d, aborted %d | moved %s",
                     minutes / 60, minutes % 60, draining ? "drain" : String.format(Locale.ROOT, "%4d%%", 100 * step / Math.max(1, steps)),
                     heatGini == null ? "  -  " : String.format(Locale.ROOT, "%.3f", heatGini), heat, capacityCv, capacity,
-                    weightChanges, weightRounds, copying, switching, cleaningUp, done, aborted, DemoReport.bytes(bytesMoved));
+                    weightChanges, weightRounds, copying, switching, cleaningUp, done, aborted, DemoReport.bytes(bytesMoved))
+                    + (membership == null ? "" : " | " + membership);
         }
     }
 
@@ -110,7 +131,10 @@ public final class DemoRun implements AutoCloseable {
             }
             cluster = new DemoCluster(settings, stack.bootstrapServers(), agentDir, start);
             observer = new LoopObserver(DemoSettings.CLUSTER, settings.topics(), stack.bootstrapServers(),
-                    Map.of("schema.registry.url", settings.registryUrl()), settings.applicationId("observer")).start();
+                    Map.of("schema.registry.url", settings.registryUrl()), settings.applicationId("observer"),
+                    cluster::elapsed).start();
+            operator = new DemoOperator(DemoSettings.CLUSTER, settings.topics(), stack.bootstrapServers(),
+                    Map.of("schema.registry.url", settings.registryUrl()), settings.applicationId("operator"));
             admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers(),
                     AdminClientConfig.CLIENT_ID_CONFIG, settings.applicationId("observer-admin")));
         }
@@ -133,6 +157,7 @@ public final class DemoRun implements AutoCloseable {
                 break;
             }
             cluster.step();
+            playEvents();
             sample(series, false, i, steps);
             checkHealthy();
             long wait = wallStart + i * wallPerStep - System.nanoTime();
@@ -143,9 +168,10 @@ public final class DemoRun implements AutoCloseable {
         LoopObserver.View view;
         DemoCluster.KeyCheck keys = null;
         if (completed) {
-            // drain: no more writes; time goes on so that running copies finish and batches end
+            // drain: no more writes; time goes on so that running copies finish, batches end and
+            // requested node drains complete
             long drainEnd = System.nanoTime() + DRAIN.toNanos();
-            while (observer.inFlight() > 0 && System.nanoTime() < drainEnd && !stopRequested) {
+            while ((observer.inFlight() > 0 || !unfinishedDrains().isEmpty()) && System.nanoTime() < drainEnd && !stopRequested) {
                 cluster.idleStep();
                 sample(series, true, steps, steps);
                 checkHealthy();
@@ -153,6 +179,9 @@ public final class DemoRun implements AutoCloseable {
             }
             if (observer.inFlight() > 0) {
                 LOG.warn("{} migration(s) still in flight after the drain; keys are read through the source", observer.inFlight());
+            }
+            if (!unfinishedDrains().isEmpty()) {
+                LOG.warn("no DRAINED record for {} by the end of the run", unfinishedDrains());
             }
             if (!observer.awaitCaughtUp(admin, Duration.ofSeconds(30))) {
                 throw new IllegalStateException("the observer did not catch up with the loop's topics within 30 s");
@@ -163,11 +192,121 @@ public final class DemoRun implements AutoCloseable {
         view = observer.view();
         series.utilisationAfter = cluster.utilisation();
         PolicySummary summary = summary(baselineCv, baselineGap, minimum, view, keys, wall, completed);
+        Map<String, Integer> shards = new LinkedHashMap<>();
+        cluster.storedBytes().keySet().forEach(n -> shards.put(n, cluster.shardsHeld(n)));
         return new DemoOutcome(completed, cluster.elapsed(), wall, view.weightCommands(), view.weightRounds(),
                 view.committed(), view.aborted(), view.routingEpoch(), view.bytesMoved(), cluster.keysWritten(),
                 keys == null ? -1 : keys.unreadable(), keys == null ? List.of() : keys.examples(),
-                new PolicyRun(summary, series));
+                new PolicyRun(summary, series), played, observer.membership(), observer.slotTable(), shards,
+                cluster.storedBytes());
     }
+
+    /**
+     * Plays the scenario's membership events that are due: joins start their node, drains and their
+     * cancellations write what the operator's command writes. They wait, in order, for the migrator's
+     * first slot table (see the class comment).
+     */
+    private void playEvents() {
+        List<ScenarioEvent> events = settings.scenario().events();
+        long now = cluster.elapsed();
+        while (nextEvent < events.size() && events.get(nextEvent).atMillis() <= now) {
+            ScenarioEvent e = events.get(nextEvent);
+            if (observer.slotTable().isEmpty()) {
+                if (!waitNoted) {
+                    LOG.info("event {} waits for the migrator's first slot table", e.name());
+                    waitNoted = true;
+                }
+                return;
+            }
+            String late = e.atMillis() + settings.stepMillis() <= now
+                    ? " (due at " + DemoReport.clock(e.atMillis()) + ": waited for the migrator's first slot table)" : "";
+            if (e instanceof ScenarioEvent.Join j) {
+                cluster.join(j.node());
+                joined.add(j.node().id());
+                played.add(DemoReport.clock(now) + " " + j.node().id() + " started with an empty store (event " + e.name() + ")" + late);
+            } else if (e instanceof ScenarioEvent.Drain d) {
+                cluster.leaving(d.node(), true);
+                operator.drain(d.node(), cluster.now());
+                drains.put(d.node(), true);
+                played.add(DemoReport.clock(now) + " drain of " + d.node() + " requested: DRAINING written as the operator (event "
+                        + e.name() + ")" + late);
+                if (d.cancelled()) {
+                    cancels.add(d);
+                }
+            }
+            nextEvent++;
+        }
+        for (var it = cancels.iterator(); it.hasNext(); ) {
+            ScenarioEvent.Drain d = it.next();
+            if (d.cancelAtMillis() <= now) {
+                operator.cancelDrain(d.node(), cluster.now());
+                cluster.leaving(d.node(), false);
+                drains.put(d.node(), false);
+                played.add(DemoReport.clock(now) + " drain of " + d.node() + " cancelled: ACTIVE written as the operator (event " + d.name() + ")");
+                it.remove();
+            }
+        }
+    }
+
+    /** Nodes whose drain was requested, not cancelled, and has no DRAINED record yet. */
+    private List<String> unfinishedDrains() {
+        Map<String, LoopObserver.MembershipChange> latest = observer.members();
+        List<String> open = new ArrayList<>();
+        drains.forEach((node, requested) -> {
+            LoopObserver.MembershipChange m = latest.get(node);
+            if (requested && (m == null || m.state() != MembershipState.DRAINED)) {
+                open.add(node);
+            }
+        });
+        return open;
+    }
+
+    /**
+     * The membership part of the progress line, from the membership topic and the stores:
+     * {@code members 10+1 joined, 1 draining (n3: 4 shards left), n4 drained}; null when the scenario
+     * has no membership events.
+     */
+    private String membershipLine() {
+        if (!settings.changesMembership()) {
+            return null;
+        }
+        Map<String, LoopObserver.MembershipChange> latest = observer.members();
+        StringBuilder b = new StringBuilder("members ").append(settings.scenario().nodes().size());
+        List<String> waiting = new ArrayList<>();
+        int taken = 0;
+        for (String node : joined) {
+            LoopObserver.MembershipChange m = latest.get(node);
+            if (m != null && m.state() == MembershipState.ACTIVE) {
+                taken++;
+            } else if (m == null) {
+                waiting.add(node);
+            }
+        }
+        if (taken > 0) {
+            b.append('+').append(taken).append(" joined");
+        }
+        if (!waiting.isEmpty()) {
+            b.append(", ").append(String.join(", ", waiting)).append(" joining");
+        }
+        List<String> draining = new ArrayList<>();
+        List<String> drained = new ArrayList<>();
+        for (String node : cluster.nodeIds()) {
+            LoopObserver.MembershipChange m = latest.get(node);
+            if (m != null && m.state() == MembershipState.DRAINING) {
+                draining.add(node + ": " + cluster.shardsHeld(node) + " shards left");
+            } else if (m != null && m.state() == MembershipState.DRAINED) {
+                drained.add(node);
+            }
+        }
+        if (!draining.isEmpty()) {
+            b.append(", ").append(draining.size()).append(" draining (").append(String.join(", ", draining)).append(')');
+        }
+        for (String node : drained) {
+            b.append(", ").append(node).append(" drained");
+        }
+        return b.toString();
+    }
+
 
     private void checkHealthy() {
         if (!stack.appsHealthy()) {
@@ -191,7 +330,7 @@ public final class DemoRun implements AutoCloseable {
         progress.accept(new Progress(cluster.elapsed(), step, steps, draining, gini, cv,
                 LoopObserver.stateOf(alerts, AlertKind.HEAT), LoopObserver.stateOf(alerts, AlertKind.CAPACITY),
                 v.weightCommands(), v.weightRounds(), v.copying(), v.switching(), v.cleaningUp(), v.cleaned(), v.aborted(),
-                v.bytesMoved()));
+                v.bytesMoved(), membershipLine()));
     }
 
     private PolicySummary summary(double baselineCv, double baselineGap, double minimum, LoopObserver.View view,
@@ -233,6 +372,14 @@ public final class DemoRun implements AutoCloseable {
         }
         if (!completed) {
             notes.add("stopped before the end of the scenario; keys not checked");
+        }
+        if (nextEvent < settings.scenario().events().size()) {
+            notes.add("membership: " + (settings.scenario().events().size() - nextEvent)
+                    + " event(s) not played: the migrator published no slot table before the end");
+        }
+        for (String node : unfinishedDrains()) {
+            notes.add("membership: no DRAINED record for " + node + " by the end of the run (" + cluster.shardsHeld(node)
+                    + " shards left on it)");
         }
         if (cluster.refusedWrites() > 0) {
             notes.add(cluster.refusedWrites() + " writes refused: every candidate of their slot was full");
@@ -280,6 +427,9 @@ public final class DemoRun implements AutoCloseable {
                 } catch (RuntimeException e) {
                     failure = e;
                 }
+            }
+            if (operator != null) {
+                operator.close();
             }
             if (observer != null) {
                 observer.close();

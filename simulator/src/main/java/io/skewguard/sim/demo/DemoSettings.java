@@ -8,8 +8,11 @@ import io.skewguard.runtime.settings.Durations;
 import io.skewguard.schemas.Topics;
 import io.skewguard.sim.scenario.NodeSpec;
 import io.skewguard.sim.scenario.Scenario;
+import io.skewguard.sim.scenario.ScenarioEvent;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -63,21 +66,41 @@ public record DemoSettings(
         if (writesPerStep < 1 || fillKeys < 1) {
             throw new IllegalArgumentException("writes per step and fill keys must be at least 1");
         }
-        for (NodeSpec n : scenario.nodes()) {
+        List<NodeSpec> every = new ArrayList<>(scenario.nodes());
+        int fewestStaying = scenario.nodes().size();
+        int staying = scenario.nodes().size();
+        for (ScenarioEvent e : scenario.events()) {
+            if (e instanceof ScenarioEvent.Join j) {
+                every.add(j.node());
+                staying++;
+            } else if (e instanceof ScenarioEvent.Drain d) {
+                // a cancelled drain gives the node back later; counted as gone, the check stays simple and safe
+                staying--;
+                fewestStaying = Math.min(fewestStaying, staying);
+            } else {
+                String kind = e instanceof ScenarioEvent.Loss ? "loss" : "hot spot";
+                throw new IllegalArgumentException("the demo plays join and drain events, not " + kind + " events; scenario "
+                        + scenario.name() + " has event '" + e.name() + "' (a " + kind + "): `skewguard simulate` "
+                        + "plays node losses and hot spots");
+            }
+        }
+        for (NodeSpec n : every) {
             if (n.ringWeight() != 1.0) {
                 // the migrator builds the slot table from a ring of weight 1 per node (docs/migrator.md §3)
                 throw new IllegalArgumentException("the demo needs ring weight 1 for every node; " + n.id()
                         + " has " + n.ringWeight());
             }
         }
-        if (!scenario.events().isEmpty()) {
-            throw new IllegalArgumentException("the demo does not play scenario events (join, loss, hot spot) yet; "
-                    + "scenario " + scenario.name() + " has " + scenario.events().size());
-        }
-        if (scenario.candidates() >= scenario.nodes().size()) {
+        if (scenario.candidates() >= fewestStaying) {
             throw new IllegalArgumentException("candidate sets of " + scenario.candidates() + " on "
-                    + scenario.nodes().size() + " nodes leave a migration no target: use fewer candidates than nodes");
+                    + fewestStaying + " nodes" + (fewestStaying < scenario.nodes().size() ? " (after the drains)" : "")
+                    + " leave a migration no target: use fewer candidates than nodes");
         }
+    }
+
+    /** Whether the scenario changes the cluster's membership (joins or drains): the progress line and the report show it. */
+    public boolean changesMembership() {
+        return !scenario.events().isEmpty();
     }
 
     /** Whether the demo starts its own broker. */

@@ -2,8 +2,10 @@ package io.skewguard.sim.demo;
 
 import io.skewguard.schemas.AlertKind;
 import io.skewguard.schemas.AlertState;
+import io.skewguard.schemas.MembershipState;
 import io.skewguard.schemas.MigrationPhase;
 import io.skewguard.schemas.MigrationStatus;
+import io.skewguard.schemas.NodeMembership;
 import io.skewguard.schemas.SkewAlert;
 import io.skewguard.schemas.SkewReport;
 import io.skewguard.schemas.SlotAssignment;
@@ -20,6 +22,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -36,9 +39,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Watches the loop from the outside, the way a dashboard would: reads the detector's reports and
- * alerts, the balancer's weight commands, the agents' migration answers and the migrator's slot
- * table (plain consumer, every partition from the beginning, {@code read_committed}) and keeps what
- * the progress line, the final table and the key check need. Nothing here feeds back into the loop.
+ * alerts, the balancer's weight commands, the agents' migration answers, the migrator's slot table
+ * and the membership topic (plain consumer, every partition from the beginning, {@code read_committed})
+ * and keeps what the progress line, the final table, the report and the key check need. Nothing here
+ * feeds back into the loop.
  */
 final class LoopObserver implements AutoCloseable {
 
@@ -46,6 +50,13 @@ final class LoopObserver implements AutoCloseable {
 
     /** One detector report, as plotted. */
     record ReportPoint(long windowEnd, double heatGini, double capacityCv, AlertState heat, AlertState capacity) {}
+
+    /**
+     * One record of the membership topic, as seen: the simulated time at which the observer read it
+     * (the writer's own clock may be the wall clock), who wrote it and why.
+     */
+    record MembershipChange(long simulatedMillis, String node, MembershipState state, String source, String reason,
+                            Long routingEpoch) {}
 
     /** What the observer has seen so far; a copy, safe to keep. */
     record View(
@@ -72,6 +83,8 @@ final class LoopObserver implements AutoCloseable {
     private final SchemaRegistrySerde<WeightCommand> weights;
     private final SchemaRegistrySerde<MigrationStatus> statuses;
     private final SchemaRegistrySerde<SlotAssignment> slots;
+    private final SchemaRegistrySerde<NodeMembership> members;
+    private final LongSupplier simulatedElapsed;
     private final Thread thread;
     private final Map<TopicPartition, Long> positions = new ConcurrentHashMap<>();
     private volatile boolean running = true;
@@ -89,12 +102,19 @@ final class LoopObserver implements AutoCloseable {
     private final Set<String> cleaned = new TreeSet<>();
     private final Set<String> aborted = new TreeSet<>();
     private final Map<Integer, SlotAssignment> table = new HashMap<>();
+    private final List<MembershipChange> membership = new ArrayList<>();
     private long routingEpoch;
     private String repairMessage;
     private volatile long deadLetters;
 
-    LoopObserver(String cluster, Topics topics, String bootstrapServers, Map<String, Object> serdeConfig, String clientId) {
+    /**
+     * @param simulatedElapsed the simulated time elapsed since the start of the run, to date what is
+     *     read from the membership topic
+     */
+    LoopObserver(String cluster, Topics topics, String bootstrapServers, Map<String, Object> serdeConfig, String clientId,
+                 LongSupplier simulatedElapsed) {
         this.cluster = cluster;
+        this.simulatedElapsed = simulatedElapsed;
         this.topics = topics;
         Map<String, Object> config = new HashMap<>();
         config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
@@ -108,6 +128,7 @@ final class LoopObserver implements AutoCloseable {
         this.weights = SchemaRegistrySerde.of(WeightCommand.class, serdeConfig, false);
         this.statuses = SchemaRegistrySerde.of(MigrationStatus.class, serdeConfig, false);
         this.slots = SchemaRegistrySerde.of(SlotAssignment.class, serdeConfig, false);
+        this.members = SchemaRegistrySerde.of(NodeMembership.class, serdeConfig, false);
         this.thread = new Thread(this::follow, "skewguard-demo-observer");
         this.thread.setDaemon(true);
     }
@@ -119,7 +140,7 @@ final class LoopObserver implements AutoCloseable {
 
     private List<String> followed() {
         return List.of(topics.reports(), topics.alerts(), topics.weightCommands(), topics.migrationStatus(), topics.slotTable(),
-                topics.dlq());
+                topics.membership(), topics.dlq());
     }
 
     private void follow() {
@@ -189,6 +210,12 @@ final class LoopObserver implements AutoCloseable {
                     table.put(row.getSlot(), row);
                 }
                 routingEpoch = Math.max(routingEpoch, row.getRoutingEpoch());
+            }
+        } else if (topic.equals(topics.membership())) {
+            NodeMembership m = members.deserializer().deserialize(topic, r.headers(), r.value());
+            if (cluster.equals(m.getCluster())) {
+                membership.add(new MembershipChange(simulatedElapsed.getAsLong(), m.getNode(), m.getState(), m.getSource(),
+                        m.getReason(), m.getRoutingEpoch()));
             }
         }
     }
@@ -266,6 +293,18 @@ final class LoopObserver implements AutoCloseable {
         return Map.copyOf(table);
     }
 
+    /** Every membership record read so far, in the order read. */
+    synchronized List<MembershipChange> membership() {
+        return List.copyOf(membership);
+    }
+
+    /** The latest membership state of every node that has a record. */
+    synchronized Map<String, MembershipChange> members() {
+        Map<String, MembershipChange> latest = new HashMap<>();
+        membership.forEach(c -> latest.put(c.node(), c));
+        return latest;
+    }
+
     /** Migrations copied but neither cleaned up nor aborted yet. */
     synchronized int inFlight() {
         int n = 0;
@@ -332,6 +371,7 @@ final class LoopObserver implements AutoCloseable {
         weights.close();
         statuses.close();
         slots.close();
+        members.close();
     }
 
     /** The alert state of {@code kind} after the log so far. */

@@ -54,6 +54,7 @@ public final class Simulation {
      * others are the same in both modes. {@code progress} gets one call per simulated day.
      */
     public static PolicyRun run(Scenario scenario, String policyName, SimulationMode mode, Consumer<Progress> progress) {
+        refuseDrains(scenario);
         long started = System.nanoTime();
         Cluster cluster = new Cluster(scenario);
         RepairPolicy policy = mode == SimulationMode.FAST && policyName.equals("skewguard")
@@ -68,6 +69,20 @@ public final class Simulation {
                 } catch (Exception e) {
                     LOG.warn("closing policy {} failed: {}", policyName, e.toString());
                 }
+            }
+        }
+    }
+
+    /**
+     * The simulator's cluster model has no membership topic and no read-only candidates, so it cannot
+     * play a planned drain; it says so rather than running the scenario as if the drain were not there.
+     */
+    private static void refuseDrains(Scenario scenario) {
+        for (ScenarioEvent e : scenario.events()) {
+            if (e instanceof ScenarioEvent.Drain d) {
+                throw new IllegalArgumentException("scenario '" + scenario.name() + "' has a drain event ('" + d.name()
+                        + "', node " + d.node() + "): the simulator does not play planned drains; "
+                        + "`skewguard demo --scenario FILE` plays them against the real migrator");
             }
         }
     }

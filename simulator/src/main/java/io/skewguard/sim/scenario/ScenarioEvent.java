@@ -18,6 +18,20 @@ public sealed interface ScenarioEvent {
      */
     record Loss(String name, long atMillis, String node) implements ScenarioEvent {}
 
+    /**
+     * An operator drains a node, as {@code skewguard node drain <node>} does: the node stops taking new
+     * writes, the migrator moves every shard it holds away, takes it out of every candidate set and
+     * records it as drained. With {@code cancelAtMillis} (else -1) the operator cancels the drain then,
+     * as {@code skewguard node drain <node> --cancel} does.
+     */
+    record Drain(String name, long atMillis, String node, long cancelAtMillis) implements ScenarioEvent {
+
+        /** Whether the drain is cancelled during the scenario. */
+        public boolean cancelled() {
+            return cancelAtMillis >= 0;
+        }
+    }
+
     /** One slot's write rate is multiplied by {@code factor} from {@code atMillis} on. */
     record HotSpot(String name, long atMillis, HotSlot slot, double factor) implements ScenarioEvent {}
 

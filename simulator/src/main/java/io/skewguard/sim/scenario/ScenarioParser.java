@@ -3,6 +3,7 @@ package io.skewguard.sim.scenario;
 import io.skewguard.runtime.settings.Durations;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,7 +37,7 @@ public final class ScenarioParser {
     private static final Set<String> NODE_FIELDS = Set.of(
             "count", "prefix", "first", "capacity", "capacitySpread", "racks", "rackPrefix", "ringWeight");
     private static final Set<String> EVENT_FIELDS = Set.of(
-            "at", "type", "node", "capacity", "rack", "ringWeight", "slot", "factor");
+            "at", "type", "node", "capacity", "rack", "ringWeight", "slot", "factor", "cancelAt");
     private static final Pattern SIZE = Pattern.compile("([0-9]+(?:\\.[0-9]+)?)\\s*([KMGTPE]i?B|B)?");
 
     private final String file;
@@ -309,7 +310,7 @@ public final class ScenarioParser {
             }
             String type = entries.containsKey(p + "type") ? entries.get(p + "type").value() : null;
             if (type == null) {
-                throw error(ev.getValue(), "event '" + name + "' needs a type: join, loss or hotspot");
+                throw error(ev.getValue(), "event '" + name + "' needs a type: join, loss, drain or hotspot");
             }
             ScenarioEvent event = switch (type) {
                 case "join" -> {
@@ -325,6 +326,18 @@ public final class ScenarioParser {
                     yield new ScenarioEvent.Join(name, at, new NodeSpec(id, cap, rack, positive(p + "ringWeight", 1.0)));
                 }
                 case "loss" -> new ScenarioEvent.Loss(name, at, requiredEventField(p, "node", ev.getValue()));
+                case "drain" -> {
+                    String id = requiredEventField(p, "node", ev.getValue());
+                    long cancelAt = -1;
+                    if (entries.containsKey(p + "cancelAt")) {
+                        cancelAt = duration(p + "cancelAt", -1);
+                        if (cancelAt <= at || cancelAt > duration) {
+                            throw error(lineOf(p + "cancelAt"), "cancelAt of drain event '" + name
+                                    + "' must be after its 'at' and not after the end of the scenario");
+                        }
+                    }
+                    yield new ScenarioEvent.Drain(name, at, id, cancelAt);
+                }
                 case "hotspot" -> {
                     String slot = optional(p + "slot", "hottest");
                     ScenarioEvent.HotSlot hot;
@@ -339,8 +352,11 @@ public final class ScenarioParser {
                     }
                     yield new ScenarioEvent.HotSpot(name, at, hot, positive(p + "factor", 3.0));
                 }
-                default -> throw error(lineOf(p + "type"), "unknown event type '" + type + "': join, loss or hotspot");
+                default -> throw error(lineOf(p + "type"), "unknown event type '" + type + "': join, loss, drain or hotspot");
             };
+            if (!(event instanceof ScenarioEvent.Drain) && entries.containsKey(p + "cancelAt")) {
+                throw error(lineOf(p + "cancelAt"), "cancelAt belongs to a drain event; event '" + name + "' is a " + type);
+            }
             events.add(event);
         }
         events.sort(Comparator.comparingLong(ScenarioEvent::atMillis));
@@ -348,10 +364,16 @@ public final class ScenarioParser {
         return events;
     }
 
-    /** Joins must bring new ids; losses must name a node that is in the cluster at that time. */
+    /**
+     * Joins must bring new ids; losses and drains must name a node that is in the cluster at that time;
+     * a node is drained once (unless the drain was cancelled before), and some node must stay to take
+     * a drained node's data.
+     */
     private void checkNodes(List<NodeSpec> initial, List<ScenarioEvent> events) {
         Set<String> present = new HashSet<>();
         Set<String> ever = new HashSet<>();
+        // node -> end of its drain (Long.MAX_VALUE: never cancelled)
+        Map<String, Long> draining = new HashMap<>();
         for (NodeSpec n : initial) {
             present.add(n.id());
             ever.add(n.id());
@@ -371,6 +393,23 @@ public final class ScenarioParser {
                 }
                 if (present.isEmpty()) {
                     throw error(lineOf(p + "node"), "event '" + e.name() + "' would leave the cluster without nodes");
+                }
+            } else if (e instanceof ScenarioEvent.Drain d) {
+                if (!present.contains(d.node())) {
+                    throw error(lineOf(p + "node"), "event '" + e.name() + "' drains unknown node '" + d.node()
+                            + "'" + (ever.contains(d.node()) ? " (lost by then)" : ""));
+                }
+                Long until = draining.get(d.node());
+                if (until != null && until > d.atMillis()) {
+                    throw error(lineOf(p + "node"), "event '" + e.name() + "' drains node '" + d.node()
+                            + "', which is already being drained by then");
+                }
+                draining.put(d.node(), d.cancelled() ? d.cancelAtMillis() : Long.MAX_VALUE);
+                long staying = present.stream()
+                        .filter(n -> draining.getOrDefault(n, Long.MIN_VALUE) <= d.atMillis()).count();
+                if (staying == 0) {
+                    throw error(lineOf(p + "node"), "event '" + e.name() + "' would leave no node to take the data of '"
+                            + d.node() + "'");
                 }
             }
         }

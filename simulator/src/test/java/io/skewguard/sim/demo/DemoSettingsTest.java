@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.skewguard.detector.DetectorSettings;
 import io.skewguard.migrator.MigratorSettings;
 import io.skewguard.sim.scenario.Scenario;
+import io.skewguard.sim.scenario.ScenarioEvent;
 import io.skewguard.sim.scenario.ScenarioParser;
 import java.nio.file.Path;
 import java.util.Map;
@@ -23,7 +24,7 @@ class DemoSettingsTest {
 
     @Test
     void everyDemoScenarioParsesAndYieldsValidAppSettings() {
-        assertThat(DemoCommand.shipped()).contains("demo", "demo-quick");
+        assertThat(DemoCommand.shipped()).containsExactly("demo", "demo-quick", "membership", "membership-quick");
         for (String name : DemoCommand.shipped()) {
             DemoSettings s = settings("--scenario", name);
             Path dir = Path.of("/tmp/x");
@@ -69,7 +70,7 @@ class DemoSettingsTest {
                 event.x.node = a-1
                 """);
         assertThatThrownBy(() -> new DemoSettings(withEvent, 60, 10, 10, null, null, "skew.", "r", false))
-                .hasMessageContaining("events");
+                .hasMessageContaining("events").hasMessageContaining("not loss events").hasMessageContaining("event 'x'");
         Scenario tooFewNodes = ScenarioParser.parse("t", """
                 name = t
                 duration = 1h
@@ -80,5 +81,37 @@ class DemoSettingsTest {
                 """);
         assertThatThrownBy(() -> new DemoSettings(tooFewNodes, 60, 10, 10, null, null, "skew.", "r", false))
                 .hasMessageContaining("no target");
+    }
+
+    @Test
+    void theMembershipScenariosJoinANodeAndDrainAnother() {
+        for (String name : new String[] {"membership", "membership-quick"}) {
+            DemoSettings s = settings("--scenario", name);
+            assertThat(s.changesMembership()).isTrue();
+            assertThat(s.scenario().events()).hasSize(2);
+            assertThat(s.scenario().events().get(0)).isInstanceOfSatisfying(ScenarioEvent.Join.class,
+                    j -> assertThat(j.node().id()).isEqualTo("n11"));
+            assertThat(s.scenario().events().get(1)).isInstanceOfSatisfying(ScenarioEvent.Drain.class,
+                    d -> assertThat(d.node()).isEqualTo("n3"));
+        }
+        assertThat(settings("--scenario", "membership").plannedWall().toSeconds()).isBetween(170L, 190L);
+        assertThat(settings("--scenario", "demo").changesMembership()).isFalse();
+    }
+
+    @Test
+    void drainsThatLeaveTooFewNodesForTheCandidateSetsAreRefused() {
+        Scenario drainsTooMany = ScenarioParser.parse("t", """
+                name = t
+                duration = 1h
+                candidates = 3
+                nodes.a.count = 4
+                nodes.a.capacity = 1TB
+                writes.perDay = 1TB
+                event.x.at = 10m
+                event.x.type = drain
+                event.x.node = a-1
+                """);
+        assertThatThrownBy(() -> new DemoSettings(drainsTooMany, 60, 10, 10, null, null, "skew.", "r", false))
+                .hasMessageContaining("candidate sets of 3 on 3 nodes (after the drains)");
     }
 }

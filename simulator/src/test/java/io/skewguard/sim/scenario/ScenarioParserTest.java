@@ -164,4 +164,62 @@ class ScenarioParserTest {
                 + ScenarioLibrary.load("scale-512").events().stream().filter(e -> e instanceof ScenarioEvent.Join).count())
                 .isEqualTo(512);
     }
+
+    @Test
+    void aDrainNamesItsNodeAndMayBeCancelledLater() {
+        Scenario s = ScenarioParser.parse("t", MINIMAL + "event.d.at = 2h\nevent.d.type = drain\nevent.d.node = a-2\n"
+                + "event.e.at = 3h\nevent.e.type = drain\nevent.e.node = a-3\nevent.e.cancelAt = 5h\n");
+        assertThat(s.events()).containsExactly(new ScenarioEvent.Drain("d", 7_200_000L, "a-2", -1),
+                new ScenarioEvent.Drain("e", 10_800_000L, "a-3", 18_000_000L));
+        assertThat(((ScenarioEvent.Drain) s.events().get(0)).cancelled()).isFalse();
+        assertThat(((ScenarioEvent.Drain) s.events().get(1)).cancelled()).isTrue();
+    }
+
+    @Test
+    void aDrainOfAnUnknownOrLostNodeIsRefused() {
+        ScenarioException unknown = failure(MINIMAL + "event.d.at = 2h\nevent.d.type = drain\nevent.d.node = a-9\n");
+        assertThat(unknown.line()).isEqualTo(8);
+        assertThat(unknown.reason()).contains("event 'd'").contains("drains unknown node 'a-9'");
+        ScenarioException lost = failure(MINIMAL + "event.x.at = 1h\nevent.x.type = loss\nevent.x.node = a-1\n"
+                + "event.d.at = 2h\nevent.d.type = drain\nevent.d.node = a-1\n");
+        assertThat(lost.reason()).contains("unknown node 'a-1'").contains("lost by then");
+    }
+
+    @Test
+    void aNodeIsDrainedOnceUnlessTheDrainWasCancelledBefore() {
+        ScenarioException twice = failure(MINIMAL + "event.d.at = 2h\nevent.d.type = drain\nevent.d.node = a-1\n"
+                + "event.e.at = 3h\nevent.e.type = drain\nevent.e.node = a-1\n");
+        assertThat(twice.line()).isEqualTo(11);
+        assertThat(twice.reason()).contains("already being drained");
+        Scenario again = ScenarioParser.parse("t", MINIMAL + "event.d.at = 2h\nevent.d.type = drain\nevent.d.node = a-1\n"
+                + "event.d.cancelAt = 3h\nevent.e.at = 4h\nevent.e.type = drain\nevent.e.node = a-1\n");
+        assertThat(again.events()).hasSize(2);
+    }
+
+    @Test
+    void drainingEveryNodeIsRefused() {
+        ScenarioException e = failure(MINIMAL + "event.a.at = 1h\nevent.a.type = drain\nevent.a.node = a-1\n"
+                + "event.b.at = 2h\nevent.b.type = drain\nevent.b.node = a-2\n"
+                + "event.c.at = 3h\nevent.c.type = drain\nevent.c.node = a-3\n");
+        assertThat(e.line()).isEqualTo(14);
+        assertThat(e.reason()).contains("would leave no node to take the data of 'a-3'");
+    }
+
+    @Test
+    void cancelAtMustFollowTheDrainAndBelongsToDrainsOnly() {
+        ScenarioException before = failure(MINIMAL + "event.d.at = 2h\nevent.d.type = drain\nevent.d.node = a-1\n"
+                + "event.d.cancelAt = 1h\n");
+        assertThat(before.line()).isEqualTo(9);
+        assertThat(before.reason()).contains("cancelAt").contains("after its 'at'");
+        ScenarioException onALoss = failure(MINIMAL + "event.x.at = 2h\nevent.x.type = loss\nevent.x.node = a-1\n"
+                + "event.x.cancelAt = 3h\n");
+        assertThat(onALoss.line()).isEqualTo(9);
+        assertThat(onALoss.reason()).contains("cancelAt belongs to a drain event");
+    }
+
+    @Test
+    void anUnknownEventTypeListsDrain() {
+        ScenarioException e = failure(MINIMAL + "event.x.at = 2h\nevent.x.type = decommission\nevent.x.node = a-1\n");
+        assertThat(e.reason()).contains("join, loss, drain or hotspot");
+    }
 }
