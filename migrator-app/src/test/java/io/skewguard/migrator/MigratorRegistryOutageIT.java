@@ -150,9 +150,14 @@ class MigratorRegistryOutageIT {
                             prepares.add(r.value().getMigrationId() + " " + r.value().getNode());
                         }
                     }
-                    return prepares.containsAll(expected);
-                }, "every migration of the batch is prepared on both its nodes");
-                assertThat(prepares).isEqualTo(expected);
+                    // the first complete copy starts the switch; copies whose DONE came after it are carried
+                    // to the next batch (docs/migrator.md §4), which needs this switch's answers first
+                    return !prepares.isEmpty() && prepares.stream().allMatch(p -> {
+                        String id = p.substring(0, p.indexOf(' '));
+                        return prepares.stream().filter(q -> q.startsWith(id + " ")).count() == 2;
+                    });
+                }, "the switch's migrations are prepared on both their nodes");
+                assertThat(expected).containsAll(prepares);
 
                 // a marker: the one dead letter is this bad alert, none came from the outages
                 try (KafkaProducer<byte[], byte[]> raw = broker.producer(new ByteArraySerializer(), new ByteArraySerializer())) {

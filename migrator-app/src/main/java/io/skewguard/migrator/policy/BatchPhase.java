@@ -18,7 +18,7 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
 })
 public sealed interface BatchPhase {
 
-    /** Copies run; the batch waits for every one of them. */
+    /** Copies run; the first copy that is complete starts the switch of every complete one. */
     record Copying() implements BatchPhase {}
 
     /** PREPARE sent to every participant; the batch aborts if not all answered by {@code deadline}. */

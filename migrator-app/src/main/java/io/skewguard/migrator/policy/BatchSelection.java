@@ -18,8 +18,21 @@ public final class BatchSelection {
         if (maxParallel < 1) {
             throw new IllegalArgumentException("maxParallel must be >= 1, was " + maxParallel);
         }
-        Set<String> busy = new HashSet<>();
-        Set<Integer> slots = new HashSet<>();
+        return select(plan, maxParallel, Set.of(), Set.of());
+    }
+
+    /**
+     * As {@link #select(List, int)}, next to migrations already running (copies carried from the
+     * previous batch): their nodes and slots are taken, and {@code free} moves at most are added
+     * (0: none).
+     */
+    public static List<Move> select(List<Move> plan, int free, Set<String> busyNodes, Set<Integer> busySlots) {
+        if (free < 0) {
+            throw new IllegalArgumentException("free must be >= 0, was " + free);
+        }
+        int maxParallel = free;
+        Set<String> busy = new HashSet<>(busyNodes);
+        Set<Integer> slots = new HashSet<>(busySlots);
         List<Move> batch = new ArrayList<>();
         for (Move move : plan) {
             if (batch.size() == maxParallel) {

@@ -14,7 +14,7 @@ import java.util.Set;
  * effects to carry out, in order; nothing else changes.
  *
  * <pre>
- *  start ─▶ Copying ──all COPY DONE──▶ Preparing ──all PREPARED──▶ Committing(0) ─▶ … ─▶ Committing(k−1)
+ *  start ─▶ Copying ──a COPY DONE──▶ Preparing ──all PREPARED──▶ Committing(0) ─▶ … ─▶ Committing(k−1)
  *             │                           │                              (commit point: only forward)
  *             │ COPY FAILED / stalled      │ PREPARE FAILED / deadline            │ last COMMIT DONE
  *             ▼                           ▼                                     ▼
@@ -23,6 +23,15 @@ import java.util.Set;
  *             ▼                                                                 ▼
  *        Finished(aborted)                                               Finished(committed)
  * </pre>
+ *
+ * <p><b>Pipelining.</b> The batch does not wait for its slowest copy: the first COPY DONE starts the
+ * switch of every migration whose copy is complete. The migrations still copying are not in the
+ * switch — they are <em>carried</em> ({@link SwitchBatch#carried()}): their COPY answers keep being
+ * taken in every phase (a carried copy that completes waits as {@code Copied}; one that fails or
+ * stalls becomes {@code CopyFailed}, without disturbing the switch), an abort of the switch leaves
+ * them alone, and once the batch is finished {@link #carryOn} puts them into the next batch with the
+ * same ids: nothing is re-sent or restarted. While the batch copies, every migration is in it and a
+ * failed or stalled copy aborts them all, as before.
  *
  * <p>Answers that do not fit the current state (duplicates, late answers of an earlier step, answers
  * from a node that is not a participant) change nothing: delivery is at least once.
@@ -48,27 +57,73 @@ public final class BatchStateMachine {
      * @param moves moves on pairwise disjoint nodes and distinct slots
      */
     public Transition start(String cluster, String batchId, List<Move> moves, long now) {
+        return startWith(cluster, batchId, List.of(), moves, now);
+    }
+
+    /**
+     * The batch after {@code finished}: its carried migrations (same ids; their COPYs are not sent
+     * again) and {@code moves}, which start as in {@link #start}. Carried copies that failed or
+     * stalled are aborted at once, by themselves ({@code moves} must be empty then): the batch is
+     * those aborts, and the healthy carried copies ride along with it. Otherwise carried copies that
+     * are complete start the switch at once.
+     *
+     * @param moves on nodes and slots no carried migration uses, pairwise disjoint
+     */
+    public Transition carryOn(SwitchBatch finished, String batchId, List<Move> moves, long now) {
+        if (!finished.finished()) {
+            throw new IllegalArgumentException("batch " + finished.batchId() + " is not finished");
+        }
+        List<Migration> carried = finished.carried();
+        List<String> failures = new ArrayList<>();
+        for (Migration m : carried) {
+            if (m.state() instanceof MigrationState.CopyFailed f) {
+                failures.add(f.reason());
+            }
+        }
+        if (failures.isEmpty()) {
+            return startWith(finished.cluster(), batchId, carried, moves, now);
+        }
+        if (!moves.isEmpty()) {
+            throw new IllegalArgumentException("a batch that aborts failed copies takes no new moves: " + moves);
+        }
+        SwitchBatch batch = new SwitchBatch(finished.cluster(), batchId, carried, new BatchPhase.Copying());
+        return abortOnly(batch, m -> m.state() instanceof MigrationState.CopyFailed, String.join("; ", failures), now);
+    }
+
+    private Transition startWith(String cluster, String batchId, List<Migration> carried, List<Move> moves, long now) {
         Set<String> nodes = new HashSet<>();
         Set<Integer> slots = new HashSet<>();
-        List<Migration> migrations = new ArrayList<>();
+        List<Migration> migrations = new ArrayList<>(carried);
+        for (Migration m : carried) {
+            nodes.add(m.source());
+            nodes.add(m.target());
+            slots.add(m.slot());
+        }
+        List<Migration> started = new ArrayList<>();
         for (Move move : moves) {
             if (!nodes.add(move.source()) || !nodes.add(move.target()) || !slots.add(move.slot())) {
-                throw new IllegalArgumentException("a batch needs disjoint nodes and distinct slots: " + moves);
+                throw new IllegalArgumentException("a batch needs disjoint nodes and distinct slots: " + moves
+                        + (carried.isEmpty() ? "" : " next to the carried " + carried));
             }
             String id = cluster + "/" + batchId + "/" + move.shardId();
-            migrations.add(new Migration(id, move.slot(), move.source(), move.target(), move.bytes(),
+            started.add(new Migration(id, move.slot(), move.source(), move.target(), move.bytes(),
                     new MigrationState.Copying(0, now)));
         }
+        migrations.addAll(started);
         if (migrations.isEmpty()) {
             throw new IllegalArgumentException("a batch needs at least one move");
         }
         migrations.sort(Comparator.comparing(Migration::shardId));
+        started.sort(Comparator.comparing(Migration::shardId));
         List<Effect> effects = new ArrayList<>();
-        for (Migration m : migrations) {
+        for (Migration m : started) {
             effects.add(new Effect.MarkInFlight(m));
             effects.add(new Effect.SendCommand(MigrationPhase.COPY, m, m.target(), batchId));
         }
-        return new Transition(new SwitchBatch(cluster, batchId, migrations, new BatchPhase.Copying()), effects);
+        SwitchBatch batch = new SwitchBatch(cluster, batchId, migrations, new BatchPhase.Copying());
+        Transition switching = switchCopied(batch, now);
+        effects.addAll(switching.effects());
+        return new Transition(switching.batch(), effects);
     }
 
     /** One agent answer. */
@@ -82,6 +137,8 @@ public final class BatchStateMachine {
         BatchPhase phase = batch.phase();
         if (phase instanceof BatchPhase.Copying) {
             return onCopying(batch, m, status, now);
+        } else if (status.phase() == MigrationPhase.COPY && !batch.finished()) {
+            return onCarriedCopy(batch, m, status, now);
         } else if (phase instanceof BatchPhase.Preparing) {
             return onPreparing(batch, m, status, now);
         } else if (phase instanceof BatchPhase.Committing c) {
@@ -101,12 +158,35 @@ public final class BatchStateMachine {
             for (Migration m : batch.migrations()) {
                 if (m.state() instanceof MigrationState.Copying copying
                         && now - copying.lastHeardAt() >= timeouts.copyStallMillis()) {
-                    return abort(batch, "copy of " + m.shardId() + " to " + m.target() + " stalled: no answer for "
-                            + (now - copying.lastHeardAt()) + " ms", now);
+                    return abort(batch, stalled(m, copying, now), now);
                 }
             }
+            return switchCopied(batch, now); // copies complete in a state written before pipelining
+        }
+        if (batch.finished()) {
             return unchanged(batch);
-        } else if (phase instanceof BatchPhase.Preparing p) {
+        }
+        return onSwitchTick(markStalledCarriedCopies(batch, now), now);
+    }
+
+    private static String stalled(Migration m, MigrationState.Copying copying, long now) {
+        return "copy of " + m.shardId() + " to " + m.target() + " stalled: no answer for " + (now - copying.lastHeardAt()) + " ms";
+    }
+
+    /** A carried copy that stalls is marked failed; the next batch aborts it (the switch goes on undisturbed). */
+    private SwitchBatch markStalledCarriedCopies(SwitchBatch batch, long now) {
+        SwitchBatch next = batch;
+        for (Migration m : batch.migrations()) {
+            if (m.state() instanceof MigrationState.Copying copying && now - copying.lastHeardAt() >= timeouts.copyStallMillis()) {
+                next = replace(next, m.with(new MigrationState.CopyFailed(stalled(m, copying, now))));
+            }
+        }
+        return next;
+    }
+
+    private Transition onSwitchTick(SwitchBatch batch, long now) {
+        BatchPhase phase = batch.phase();
+        if (phase instanceof BatchPhase.Preparing p) {
             if (now < p.deadline()) {
                 return unchanged(batch);
             }
@@ -139,24 +219,46 @@ public final class BatchStateMachine {
         return switch (status.outcome()) {
             case PROGRESS -> new Transition(replace(batch, m.with(new MigrationState.Copying(status.bytesCopied(), now))), List.of());
             case FAILED -> abort(batch, "copy of " + m.shardId() + " to " + m.target() + " failed: " + status.message(), now);
-            case DONE -> {
-                SwitchBatch next = replace(batch, m.with(new MigrationState.Copied()));
-                boolean allCopied = next.migrations().stream().allMatch(x -> x.state() instanceof MigrationState.Copied);
-                if (!allCopied) {
-                    yield new Transition(next, List.of());
-                }
-                List<Migration> preparing = new ArrayList<>();
-                List<Effect> effects = new ArrayList<>();
-                for (Migration x : next.migrations()) {
-                    Migration p = x.with(new MigrationState.Preparing(Set.of()));
-                    preparing.add(p);
-                    for (String node : p.participants()) {
-                        effects.add(new Effect.SendCommand(MigrationPhase.PREPARE, p, node, batch.batchId()));
-                    }
-                }
-                yield new Transition(next.with(preparing).with(new BatchPhase.Preparing(now + timeouts.prepareMillis())), effects);
-            }
+            case DONE -> switchCopied(replace(batch, m.with(new MigrationState.Copied())), now);
         };
+    }
+
+    /**
+     * A copying batch with complete copies starts their switch: PREPARE to both participants of each;
+     * the migrations still copying are carried from then on. Unchanged when no copy is complete.
+     */
+    private Transition switchCopied(SwitchBatch batch, long now) {
+        if (!(batch.phase() instanceof BatchPhase.Copying)
+                || batch.migrations().stream().noneMatch(x -> x.state() instanceof MigrationState.Copied)) {
+            return unchanged(batch);
+        }
+        List<Migration> next = new ArrayList<>();
+        List<Effect> effects = new ArrayList<>();
+        for (Migration x : batch.migrations()) {
+            if (x.state() instanceof MigrationState.Copied) {
+                Migration p = x.with(new MigrationState.Preparing(Set.of()));
+                next.add(p);
+                for (String node : p.participants()) {
+                    effects.add(new Effect.SendCommand(MigrationPhase.PREPARE, p, node, batch.batchId()));
+                }
+            } else {
+                next.add(x);
+            }
+        }
+        return new Transition(batch.with(next).with(new BatchPhase.Preparing(now + timeouts.prepareMillis())), effects);
+    }
+
+    /** A COPY answer of a carried migration while its batch switches, commits, cleans up or aborts others. */
+    private Transition onCarriedCopy(SwitchBatch batch, Migration m, StatusEvent status, long now) {
+        if (!status.node().equals(m.target()) || !(m.state() instanceof MigrationState.Copying)) {
+            return unchanged(batch);
+        }
+        MigrationState next = switch (status.outcome()) {
+            case PROGRESS -> new MigrationState.Copying(status.bytesCopied(), now);
+            case DONE -> new MigrationState.Copied();
+            case FAILED -> new MigrationState.CopyFailed("copy of " + m.shardId() + " to " + m.target() + " failed: " + status.message());
+        };
+        return new Transition(replace(batch, m.with(next)), List.of());
     }
 
     private Transition onPreparing(SwitchBatch batch, Migration m, StatusEvent status, long now) {
@@ -173,8 +275,9 @@ public final class BatchStateMachine {
                         ? new MigrationState.Prepared()
                         : new MigrationState.Preparing(acks);
                 SwitchBatch updated = replace(batch, m.with(next));
-                boolean allPrepared = updated.migrations().stream().allMatch(x -> x.state() instanceof MigrationState.Prepared);
-                yield allPrepared ? commit(updated, 0, now, new ArrayList<>()) : new Transition(updated, List.of());
+                boolean allPrepared = updated.migrations().stream()
+                        .allMatch(x -> SwitchBatch.isCopy(x) || x.state() instanceof MigrationState.Prepared);
+                yield allPrepared ? commit(updated, nextPrepared(updated, -1), now, new ArrayList<>()) : new Transition(updated, List.of());
             }
         };
     }
@@ -187,6 +290,16 @@ public final class BatchStateMachine {
             effects.add(new Effect.SendCommand(MigrationPhase.COMMIT, m, node, batch.batchId()));
         }
         return new Transition(replace(batch, m).with(new BatchPhase.Committing(index)), effects);
+    }
+
+    /** The first prepared migration after {@code index} in commit (shard-id) order, or −1: carried ones are skipped. */
+    private static int nextPrepared(SwitchBatch batch, int index) {
+        for (int i = index + 1; i < batch.migrations().size(); i++) {
+            if (batch.migrations().get(i).state() instanceof MigrationState.Prepared) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private Transition onCommitting(SwitchBatch batch, BatchPhase.Committing phase, Migration m, StatusEvent status, long now) {
@@ -209,8 +322,8 @@ public final class BatchStateMachine {
         Migration cleaning = m.with(new MigrationState.CleaningUp(now, targetCommittedAt));
         effects.add(new Effect.SendCommand(MigrationPhase.CLEANUP, cleaning, cleaning.source(), batch.batchId()));
         SwitchBatch updated = replace(batch, cleaning);
-        int next = phase.index() + 1;
-        if (next < updated.migrations().size()) {
+        int next = nextPrepared(updated, phase.index());
+        if (next >= 0) {
             return commit(updated, next, now, effects);
         }
         return settle(updated.with(new BatchPhase.CleaningUp()), effects);
@@ -227,7 +340,7 @@ public final class BatchStateMachine {
 
     private Transition settle(SwitchBatch batch, List<Effect> effects) {
         boolean done = batch.phase() instanceof BatchPhase.CleaningUp
-                && batch.migrations().stream().allMatch(x -> x.state() instanceof MigrationState.Cleaned);
+                && batch.migrations().stream().allMatch(x -> SwitchBatch.isCopy(x) || x.state() instanceof MigrationState.Cleaned);
         return new Transition(done ? batch.with(new BatchPhase.Finished(true, "committed")) : batch, effects);
     }
 
@@ -240,25 +353,37 @@ public final class BatchStateMachine {
         acks.add(status.node());
         MigrationState next = acks.containsAll(m.participants()) ? new MigrationState.Aborted() : new MigrationState.Aborting(acks);
         SwitchBatch updated = replace(batch, m.with(next));
-        if (updated.migrations().stream().allMatch(x -> x.state() instanceof MigrationState.Aborted)) {
+        if (updated.migrations().stream().allMatch(x -> SwitchBatch.isCopy(x) || x.state() instanceof MigrationState.Aborted)) {
             updated = updated.with(new BatchPhase.Finished(false, phase.reason()));
         }
         return new Transition(updated, List.of());
     }
 
-    /** Aborts the whole batch: only legal before the commit point. */
+    /**
+     * Aborts the whole batch, only legal before the commit point: while it copies, every migration;
+     * once it switches, the migrations of the switch — carried copies are not in it and go on.
+     */
     private Transition abort(SwitchBatch batch, String reason, long now) {
-        List<Migration> aborting = new ArrayList<>();
+        boolean copying = batch.phase() instanceof BatchPhase.Copying;
+        return abortOnly(batch, m -> copying || !SwitchBatch.isCopy(m), reason, now);
+    }
+
+    private Transition abortOnly(SwitchBatch batch, java.util.function.Predicate<Migration> inAbort, String reason, long now) {
+        List<Migration> next = new ArrayList<>();
         List<Effect> effects = new ArrayList<>();
         for (Migration m : batch.migrations()) {
+            if (!inAbort.test(m)) {
+                next.add(m);
+                continue;
+            }
             Migration a = m.with(new MigrationState.Aborting(Set.of()));
-            aborting.add(a);
+            next.add(a);
             effects.add(new Effect.ClearInFlight(a));
             for (String node : a.participants()) {
                 effects.add(new Effect.SendCommand(MigrationPhase.ABORT, a, node, batch.batchId()));
             }
         }
-        return new Transition(batch.with(aborting).with(new BatchPhase.Aborting(reason, now + timeouts.abortMillis())), effects);
+        return new Transition(batch.with(next).with(new BatchPhase.Aborting(reason, now + timeouts.abortMillis())), effects);
     }
 
     /** Past the commit point nothing is abandoned: unanswered COMMIT and CLEANUP go out again. */

@@ -12,12 +12,18 @@ import java.util.Set;
  *   Copying ──COPY DONE──▶ Copied ──(batch copied)──▶ Preparing ──both PREPARE DONE──▶ Prepared
  *   Prepared ──(its turn)──▶ Committing ──both COMMIT DONE──▶ CleaningUp ──CLEANUP DONE──▶ Cleaned
  *   Copying | Copied | Preparing | Prepared ──(batch aborts)──▶ Aborting ──both ABORT DONE──▶ Aborted
+ *   Copying ──(COPY FAILED or stalled while carried)──▶ CopyFailed ──(next batch)──▶ Aborting
  * </pre>
+ *
+ * <p>Copying, Copied and CopyFailed are the states of a copy that is not part of its batch's switch
+ * once the batch is past copying: such a migration is <em>carried</em> into the next batch
+ * ({@link SwitchBatch#carried()}).
  */
 @JsonTypeInfo(use = JsonTypeInfo.Id.SIMPLE_NAME, property = "state")
 @JsonSubTypes({
     @JsonSubTypes.Type(MigrationState.Copying.class),
     @JsonSubTypes.Type(MigrationState.Copied.class),
+    @JsonSubTypes.Type(MigrationState.CopyFailed.class),
     @JsonSubTypes.Type(MigrationState.Preparing.class),
     @JsonSubTypes.Type(MigrationState.Prepared.class),
     @JsonSubTypes.Type(MigrationState.Committing.class),
@@ -31,8 +37,14 @@ public sealed interface MigrationState {
     /** COPY sent to the target; {@code lastHeardAt} is the last COPY answer (or the send). */
     record Copying(long bytesCopied, long lastHeardAt) implements MigrationState {}
 
-    /** The target reported the copy complete; waits for the rest of its batch. */
+    /** The target reported the copy complete; switches with the next switch of its batch (or the next batch). */
     record Copied() implements MigrationState {}
+
+    /**
+     * A carried copy that failed or stalled while its batch switched others: nothing is sent then (the
+     * switch is not to be disturbed by a migration that is not in it); the next batch aborts it.
+     */
+    record CopyFailed(String reason) implements MigrationState {}
 
     /** PREPARE sent to source and target; {@code acknowledged} answered PREPARED. */
     record Preparing(Set<String> acknowledged) implements MigrationState {

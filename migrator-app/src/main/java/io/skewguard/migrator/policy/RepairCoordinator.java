@@ -3,9 +3,14 @@ package io.skewguard.migrator.policy;
 import io.skewguard.schemas.MigrationPhase;
 import io.skewguard.schemas.StepResult;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -13,6 +18,11 @@ import org.slf4j.LoggerFactory;
  * The repair loop of one cluster (docs/design.md §8): starts on CONFIRMED CAPACITY, then plans,
  * runs one switch batch, re-plans from fresh figures, and so on until the planner finds the CV at
  * its target — also after the alert has cleared — or finds no move that improves it.
+ *
+ * <p>Batches overlap through their copies: a batch switches the migrations whose copies are
+ * complete while the others keep copying; when it is finished they are carried into the next
+ * batch, which is completed with moves of a fresh plan on the nodes and slots they leave free (the
+ * plan sees their bytes as already moved), up to {@code maxParallel} migrations in all.
  *
  * <p>Pure apart from logging: each call takes the cluster's {@link RepairState} and returns the next
  * one with the effects to carry out. The cluster's figures are read through a supplier only when a
@@ -143,7 +153,8 @@ public final class RepairCoordinator {
     public static final double RERATE_FACTOR = 1.25;
 
     /**
-     * COPY bandwidth of one migration: the cluster budget shared by the batch's copies still copying,
+     * COPY bandwidth of one migration: the cluster budget shared by the batch's copies still copying
+     * (carried ones included),
      * at least 1 — a copy that is done leaves its share to the others (they get it through a re-sent
      * COPY, see {@link #RERATE_FACTOR}), so a batch is not held at a fraction of the budget by its one
      * large copy.
@@ -165,6 +176,7 @@ public final class RepairCoordinator {
             return new Result(state.withBatch(batch), effects);
         }
         List<AppliedMove> unreported = new ArrayList<>(state.unreported());
+        boolean carrying = !batch.carried().isEmpty();
         long moved = 0;
         for (Migration m : batch.migrations()) {
             if (m.state() instanceof MigrationState.Cleaned c) {
@@ -179,17 +191,75 @@ public final class RepairCoordinator {
                 state.batchesCommitted() + (finished.committed() ? 1 : 0),
                 state.batchesAborted() + (finished.committed() ? 0 : 1),
                 "batch " + batch.batchId() + " " + finished.reason(), state.routingEpoch(),
-                finished.committed() ? 0 : state.consecutiveAborts() + 1, 0, state.maintenanceLevel(), state.driftSince());
+                finished.committed() ? 0 : state.consecutiveAborts() + 1, carrying ? state.copyBytesPerSec() : 0,
+                state.maintenanceLevel(), state.driftSince());
         if (next.repairing() && next.consecutiveAborts() >= maxConsecutiveAborts) {
             String message = String.format(Locale.ROOT, "repair stopped early: %d batches in a row aborted, the last because %s",
                     next.consecutiveAborts(), finished.reason());
             LOG.warn("{}: {}", state.cluster(), message);
             effects.add(new Effect.ReportRepair(StepResult.FAILED, message));
-            return new Result(new RepairState(next.cluster(), false, next.batchSeq(), null, next.unreported(), next.writeLoad(),
+            RepairState stopped = new RepairState(next.cluster(), false, next.batchSeq(), null, next.unreported(), next.writeLoad(),
                     next.budgetBytesPerSec(), next.bytesMoved(), next.batchesCommitted(), next.batchesAborted(), message,
-                    next.routingEpoch(), next.consecutiveAborts(), 0, 0, RepairState.NEVER), effects);
+                    next.routingEpoch(), next.consecutiveAborts(), next.copyBytesPerSec(), 0, RepairState.NEVER);
+            // copies carried out of the batch are not abandoned: they go on in batches of their own
+            return carrying ? carryOn(stopped, batch, now, view, effects) : new Result(stopped.withCopyBytesPerSec(0), effects);
         }
-        return planIfIdle(next, now, view, effects);
+        return carrying ? carryOn(next, batch, now, view, effects) : planIfIdle(next, now, view, effects);
+    }
+
+    /**
+     * The batch after {@code finished}, whose carried migrations go on in it: completed, while the
+     * repair runs and no carried copy failed, with the plan's moves on the nodes and slots the carried
+     * migrations leave free. The planner sees the carried moves as done (their bytes off the source,
+     * on the target, the target in the slot's set) so that it neither moves the same excess twice nor
+     * fills a target twice. The repair does not end here, even when the plan has no move: it ends at
+     * a plan made with nothing in flight.
+     */
+    private Result carryOn(RepairState state, SwitchBatch finished, long now, Supplier<ClusterView> view, List<Effect> effects) {
+        List<Migration> carried = finished.carried();
+        int free = maxParallel - carried.size();
+        boolean failed = carried.stream().anyMatch(m -> m.state() instanceof MigrationState.CopyFailed);
+        List<Move> moves = List.of();
+        List<AppliedMove> unreported = state.unreported();
+        if (state.repairing() && !failed && free > 0) {
+            ClusterView v = view.get();
+            if (!v.readings().isEmpty()) {
+                unreported = SnapshotAssembler.stillUnreported(state.unreported(), v.readings());
+                List<AppliedMove> projected = new ArrayList<>(unreported);
+                Map<Integer, List<String>> sets = new HashMap<>(v.candidateSets());
+                Set<String> busyNodes = new HashSet<>();
+                Set<Integer> busySlots = new HashSet<>();
+                for (Migration m : carried) {
+                    // a report never shows an uncommitted move: MAX_VALUE keeps it applied
+                    projected.add(new AppliedMove(m.slot(), m.source(), m.target(), m.bytes(), Long.MAX_VALUE, Long.MAX_VALUE));
+                    List<String> set = sets.get(m.slot());
+                    if (set != null && set.contains(m.source()) && !set.contains(m.target())) {
+                        List<String> after = new ArrayList<>(set);
+                        after.set(after.indexOf(m.source()), m.target());
+                        sets.put(m.slot(), after);
+                    }
+                    busyNodes.add(m.source());
+                    busyNodes.add(m.target());
+                    busySlots.add(m.slot());
+                }
+                MigrationPlan plan = planner.plan(SnapshotAssembler.assemble(v.readings(), v.slotHeat(), sets, projected));
+                moves = BatchSelection.select(plan.moves(), free, busyNodes, busySlots);
+                LOG.info("{}: plan of {} moves ({} bytes) next to {} carried copies, CV {} → {} ({}); {} of them start",
+                        state.cluster(), plan.moves().size(), plan.bytesMoved(), carried.size(), plan.currentCv(),
+                        plan.projectedCv(), plan.outcome(), moves.size());
+            }
+        }
+        long seq = state.batchSeq() + 1;
+        String batchId = String.format(Locale.ROOT, "b%06d", seq);
+        BatchStateMachine.Transition started = machine.carryOn(finished, batchId, moves, now);
+        effects.addAll(started.effects());
+        RepairState next = new RepairState(state.cluster(), state.repairing(), seq, started.batch(), unreported, state.writeLoad(),
+                state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), state.lastMessage(),
+                state.routingEpoch(), state.consecutiveAborts(), state.copyBytesPerSec(), state.maintenanceLevel(), state.driftSince());
+        // the new COPYs carry the share of the new batch; the carried ones get it too if theirs is off by the re-rate factor
+        Result rerated = rerateCopies(next, carried.stream().map(Migration::id).collect(Collectors.toSet()));
+        effects.addAll(rerated.effects());
+        return new Result(rerated.state().withCopyBytesPerSec(copyBudget(next)), effects);
     }
 
     /** Between batches of a running repair: plan and start the next batch, or end the repair. */
@@ -232,19 +302,24 @@ public final class RepairCoordinator {
 
     /**
      * A running batch's copies follow the budget: when the per-copy share moved by more than
-     * {@link #RERATE_FACTOR} either way since the COPYs were sent, every migration still copying gets
+     * {@link #RERATE_FACTOR} either way since the COPYs were sent, every migration still copying
+     * (carried ones too, whatever phase the batch is in) gets
      * its COPY again with the new rate (a repeated COPY changes only the rate of a running copy).
      */
     private Result rerateCopies(RepairState state) {
+        return rerateCopies(state, null);
+    }
+
+    /** As {@link #rerateCopies(RepairState)}, for the copies among {@code ids} only (null: every copy). */
+    private Result rerateCopies(RepairState state, Set<String> ids) {
         long now = copyBudget(state);
         long sent = state.copyBytesPerSec();
-        if (!(state.batch().phase() instanceof BatchPhase.Copying) || sent <= 0
-                || (now <= sent * RERATE_FACTOR && now * RERATE_FACTOR >= sent)) {
+        if (state.batch().finished() || sent <= 0 || (now <= sent * RERATE_FACTOR && now * RERATE_FACTOR >= sent)) {
             return new Result(state, List.of());
         }
         List<Effect> effects = new ArrayList<>();
         for (Migration m : state.batch().migrations()) {
-            if (m.state() instanceof MigrationState.Copying) {
+            if (m.state() instanceof MigrationState.Copying && (ids == null || ids.contains(m.id()))) {
                 effects.add(new Effect.SendCommand(MigrationPhase.COPY, m, m.target(), state.batch().batchId()));
             }
         }

@@ -29,4 +29,14 @@ class BatchSelectionTest {
 
         assertThat(BatchSelection.select(plan, 2)).containsExactly(new Move(1, "a", "x", 1), new Move(2, "b", "y", 1));
     }
+
+    @Test
+    void nextToCarriedMigrationsTheirNodesAndSlotsAreTakenAndOnlyTheFreeCountIsAdded() {
+        List<Move> plan = List.of(new Move(1, "a", "x", 1), new Move(2, "b", "y", 1), new Move(3, "c", "z", 1), new Move(4, "e", "w", 1),
+                new Move(5, "f", "v", 1));
+
+        assertThat(BatchSelection.select(plan, 2, java.util.Set.of("a", "y"), java.util.Set.of(3)))
+                .containsExactly(new Move(4, "e", "w", 1), new Move(5, "f", "v", 1));
+        assertThat(BatchSelection.select(plan, 0, java.util.Set.of(), java.util.Set.of())).isEmpty();
+    }
 }

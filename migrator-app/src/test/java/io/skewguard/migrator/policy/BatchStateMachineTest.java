@@ -35,15 +35,163 @@ class BatchStateMachineTest {
     }
 
     @Test
-    void prepareGoesToEveryParticipantOnlyWhenEveryCopyIsComplete() {
+    void theFirstCompleteCopyStartsTheSwitchOfTheCompleteCopiesWhileTheOthersKeepCopying() {
         SwitchBatch batch = machine.start("c1", "b1", moves, 0).batch();
 
         BatchStateMachine.Transition first = machine.on(batch, done(batch, 0, MigrationPhase.COPY, "b"), 1);
-        assertThat(first.effects()).isEmpty();
-        BatchStateMachine.Transition second = machine.on(first.batch(), done(batch, 1, MigrationPhase.COPY, "d"), 2);
 
-        assertThat(second.batch().phase()).isInstanceOf(BatchPhase.Preparing.class);
-        assertThat(sends(second)).containsExactly("PREPARE 0003/a -> b", "PREPARE 0003/a -> a", "PREPARE 0010/c -> d", "PREPARE 0010/c -> c");
+        assertThat(first.batch().phase()).isInstanceOf(BatchPhase.Preparing.class);
+        assertThat(sends(first)).containsExactly("PREPARE 0003/a -> b", "PREPARE 0003/a -> a");
+        assertThat(first.batch().carried()).extracting(Migration::shardId).containsExactly("0010/c");
+        assertThat(first.batch().migrations().get(1).state()).isEqualTo(new MigrationState.Copying(0, 0));
+    }
+
+    @Test
+    void completeCopiesSwitchTogetherInShardIdOrder() {
+        BatchStateMachine.Transition t = machine.onTick(bothCopied(), 2);
+
+        assertThat(t.batch().phase()).isEqualTo(new BatchPhase.Preparing(2 + 5_000));
+        assertThat(sends(t)).containsExactly("PREPARE 0003/a -> b", "PREPARE 0003/a -> a", "PREPARE 0010/c -> d", "PREPARE 0010/c -> c");
+        assertThat(t.batch().carried()).isEmpty();
+    }
+
+    @Test
+    void aCarriedCopyKeepsTakingAnswersAndTheSwitchFinishesWithoutWaitingForIt() {
+        SwitchBatch batch = machine.start("c1", "b1", moves, 0).batch();
+        batch = machine.on(batch, done(batch, 0, MigrationPhase.COPY, "b"), 1).batch();
+        batch = machine.on(batch, new StatusEvent(batch.migrations().get(1).id(), "d", MigrationPhase.COPY, StepResult.PROGRESS, 40,
+                null, 2), 2).batch();
+        assertThat(batch.migrations().get(1).state()).isEqualTo(new MigrationState.Copying(40, 2));
+        for (Object[] step : new Object[][] {{MigrationPhase.PREPARE, "a"}, {MigrationPhase.PREPARE, "b"},
+                {MigrationPhase.COMMIT, "a"}, {MigrationPhase.COMMIT, "b"}, {MigrationPhase.CLEANUP, "a"}}) {
+            batch = machine.on(batch, done(batch, 0, (MigrationPhase) step[0], (String) step[1]), 3).batch();
+        }
+
+        assertThat(batch.phase()).isEqualTo(new BatchPhase.Finished(true, "committed"));
+        assertThat(batch.migrations().get(0).state()).isInstanceOf(MigrationState.Cleaned.class);
+        assertThat(batch.carried()).singleElement().satisfies(m -> {
+            assertThat(m.shardId()).isEqualTo("0010/c");
+            assertThat(m.state()).isEqualTo(new MigrationState.Copying(40, 2));
+        });
+    }
+
+    @Test
+    void aCarriedCopyCompletingDuringTheSwitchWaitsForTheNextOne() {
+        SwitchBatch batch = machine.start("c1", "b1", moves, 0).batch();
+        batch = machine.on(batch, done(batch, 0, MigrationPhase.COPY, "b"), 1).batch();
+
+        BatchStateMachine.Transition t = machine.on(batch, done(batch, 1, MigrationPhase.COPY, "d"), 2);
+
+        assertThat(t.effects()).isEmpty();
+        assertThat(t.batch().migrations().get(1).state()).isEqualTo(new MigrationState.Copied());
+        assertThat(t.batch().carried()).hasSize(1);
+    }
+
+    @Test
+    void anAbortedSwitchLeavesTheCarriedCopiesRunning() {
+        SwitchBatch batch = machine.start("c1", "b1", moves, 0).batch();
+        batch = machine.on(batch, done(batch, 0, MigrationPhase.COPY, "b"), 1).batch();
+
+        BatchStateMachine.Transition t = machine.on(batch, answer(batch, 0, MigrationPhase.PREPARE, "a", StepResult.FAILED), 2);
+        SwitchBatch finished = t.batch();
+        for (String node : List.of("a", "b")) {
+            finished = machine.on(finished, done(batch, 0, MigrationPhase.ABORT, node), 3).batch();
+        }
+
+        assertThat(sends(t)).containsExactly("ABORT 0003/a -> b", "ABORT 0003/a -> a");
+        assertThat(t.effects()).filteredOn(e -> e instanceof Effect.ClearInFlight).hasSize(1);
+        assertThat(finished.phase()).isInstanceOfSatisfying(BatchPhase.Finished.class, f -> assertThat(f.committed()).isFalse());
+        assertThat(finished.carried()).extracting(Migration::state).containsExactly(new MigrationState.Copying(0, 0));
+    }
+
+    @Test
+    void aCarriedCopyThatFailsOrStallsDuringTheSwitchIsMarkedAndTheSwitchGoesOn() {
+        SwitchBatch batch = machine.start("c1", "b1", List.of(new Move(10, "c", "d", 100), new Move(3, "a", "b", 200),
+                new Move(20, "e", "f", 300)), 0).batch();
+        batch = machine.on(batch, new StatusEvent(batch.migrations().get(2).id(), "f", MigrationPhase.COPY, StepResult.PROGRESS, 1,
+                null, 58_000), 58_000).batch();
+        batch = machine.on(batch, done(batch, 0, MigrationPhase.COPY, "b"), 58_000).batch(); // PREPARE deadline 63 000
+        batch = machine.on(batch, done(batch, 0, MigrationPhase.PREPARE, "a"), 58_001).batch();
+
+        SwitchBatch failed = machine.on(batch, answer(batch, 1, MigrationPhase.COPY, "d", StepResult.FAILED), 58_002).batch();
+        BatchStateMachine.Transition stalled = machine.onTick(batch, 60_000); // 0010/c is 60 s without an answer; 0020/e is not
+
+        assertThat(failed.phase()).isInstanceOf(BatchPhase.Preparing.class);
+        assertThat(failed.migrations().get(1).state()).isEqualTo(new MigrationState.CopyFailed("copy of 0010/c to d failed: boom"));
+        SwitchBatch marked = stalled.batch();
+        assertThat(marked.phase()).isInstanceOf(BatchPhase.Preparing.class);
+        assertThat(marked.migrations().get(1).state()).isInstanceOfSatisfying(MigrationState.CopyFailed.class,
+                f -> assertThat(f.reason()).contains("0010/c").contains("stalled"));
+        assertThat(marked.migrations().get(2).state()).isInstanceOf(MigrationState.Copying.class);
+        assertThat(stalled.effects()).isEmpty();
+    }
+
+    @Test
+    void theNextBatchKeepsTheCarriedIdsSendsThemNothingAndStartsItsNewMoves() {
+        SwitchBatch finished = finishedWithCarried();
+
+        BatchStateMachine.Transition t = machine.carryOn(finished, "b2", List.of(new Move(7, "a", "x", 50)), 100);
+
+        assertThat(t.batch().batchId()).isEqualTo("b2");
+        assertThat(t.batch().phase()).isEqualTo(new BatchPhase.Copying());
+        assertThat(t.batch().migrations()).extracting(Migration::id).containsExactly("c1/b2/0007/a", "c1/b1/0010/c");
+        assertThat(t.batch().migrations().get(1)).isEqualTo(finished.carried().get(0));
+        assertThat(sends(t)).containsExactly("COPY 0007/a -> x");
+        assertThat(t.effects()).filteredOn(e -> e instanceof Effect.MarkInFlight).singleElement()
+                .isEqualTo(new Effect.MarkInFlight(t.batch().migrations().get(0)));
+    }
+
+    @Test
+    void theNextBatchRefusesAMoveOnACarriedNodeOrSlot() {
+        SwitchBatch finished = finishedWithCarried();
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> machine.carryOn(finished, "b2", List.of(new Move(7, "d", "x", 1)), 100))
+                .isInstanceOf(IllegalArgumentException.class);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> machine.carryOn(finished, "b2", List.of(new Move(10, "a", "x", 1)), 100))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aCarriedCopyThatIsCompleteSwitchesAsTheNextBatchStarts() {
+        SwitchBatch finished = finishedWithCarried();
+        finished = finished.with(List.of(finished.migrations().get(0), finished.migrations().get(1).with(new MigrationState.Copied())));
+
+        BatchStateMachine.Transition t = machine.carryOn(finished, "b2", List.of(new Move(7, "a", "x", 50)), 100);
+
+        assertThat(t.batch().phase()).isEqualTo(new BatchPhase.Preparing(100 + 5_000));
+        assertThat(sends(t)).containsExactly("COPY 0007/a -> x", "PREPARE 0010/c -> d", "PREPARE 0010/c -> c");
+        assertThat(t.batch().carried()).extracting(Migration::id).containsExactly("c1/b2/0007/a");
+    }
+
+    @Test
+    void failedCarriedCopiesAreAbortedByThemselvesAndTheHealthyOnesRideAlong() {
+        SwitchBatch finished = finishedWithCarried();
+        Migration failed = finished.migrations().get(1).with(new MigrationState.CopyFailed("copy of 0010/c to d failed: disk"));
+        Migration healthy = new Migration("c1/b1/0020/e", 20, "e", "f", 5, new MigrationState.Copying(3, 90));
+        finished = finished.with(List.of(finished.migrations().get(0), failed, healthy));
+
+        BatchStateMachine.Transition t = machine.carryOn(finished, "b2", List.of(), 100);
+
+        assertThat(t.batch().phase()).isEqualTo(new BatchPhase.Aborting("copy of 0010/c to d failed: disk", 100 + 20_000));
+        assertThat(sends(t)).containsExactly("ABORT 0010/c -> d", "ABORT 0010/c -> c");
+        assertThat(t.batch().carried()).containsExactly(healthy);
+        SwitchBatch done = t.batch();
+        for (String node : List.of("c", "d")) {
+            done = machine.on(done, new StatusEvent(failed.id(), node, MigrationPhase.ABORT, StepResult.DONE, 0, null, 101), 101).batch();
+        }
+        assertThat(done.phase()).isInstanceOf(BatchPhase.Finished.class);
+        assertThat(done.carried()).containsExactly(healthy);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> machine.carryOn(finishedWith(failed), "b2",
+                List.of(new Move(7, "a", "x", 1)), 100)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aCopyCarriedInStillStallsByTheTimeOfItsLastAnswer() {
+        SwitchBatch next = machine.carryOn(finishedWithCarried(), "b2", List.of(new Move(7, "a", "x", 50)), 50_000).batch();
+
+        assertThat(machine.onTick(next, 59_999).batch().phase()).isEqualTo(new BatchPhase.Copying()); // last answer at 0
+        assertThat(machine.onTick(next, 60_000).batch().phase()).isInstanceOfSatisfying(BatchPhase.Aborting.class,
+                a -> assertThat(a.reason()).contains("0010/c"));
     }
 
     @Test
@@ -91,11 +239,10 @@ class BatchStateMachineTest {
     }
 
     @Test
-    void failedCopyAbortsTheWholeBatchAndClearsEveryInFlightMark() {
+    void failedCopyWhileTheBatchCopiesAbortsTheWholeBatchAndClearsEveryInFlightMark() {
         SwitchBatch batch = machine.start("c1", "b1", moves, 0).batch();
-        SwitchBatch oneCopied = machine.on(batch, done(batch, 0, MigrationPhase.COPY, "b"), 1).batch();
 
-        BatchStateMachine.Transition t = machine.on(oneCopied, answer(batch, 1, MigrationPhase.COPY, "d", StepResult.FAILED), 2);
+        BatchStateMachine.Transition t = machine.on(batch, answer(batch, 1, MigrationPhase.COPY, "d", StepResult.FAILED), 2);
 
         assertThat(t.batch().phase()).isInstanceOf(BatchPhase.Aborting.class);
         assertThat(t.effects()).filteredOn(e -> e instanceof Effect.ClearInFlight).hasSize(2);
@@ -171,11 +318,32 @@ class BatchStateMachineTest {
                 .batch()).isEqualTo(batch);
     }
 
-    /** Every copy done, every PREPARE acknowledged except c's. */
-    private SwitchBatch prepared() {
+    /** Both copies complete before the batch switched (answers of one step; a state written before pipelining). */
+    private SwitchBatch bothCopied() {
+        SwitchBatch batch = machine.start("c1", "b1", moves, 0).batch();
+        return batch.with(batch.migrations().stream().map(m -> m.with(new MigrationState.Copied())).toList());
+    }
+
+    /** b1 switched and cleaned up 0003/a; 0010/c is carried, still copying (last heard at 0). */
+    private SwitchBatch finishedWithCarried() {
         SwitchBatch batch = machine.start("c1", "b1", moves, 0).batch();
         batch = machine.on(batch, done(batch, 0, MigrationPhase.COPY, "b"), 1).batch();
-        batch = machine.on(batch, done(batch, 1, MigrationPhase.COPY, "d"), 2).batch();
+        for (Object[] step : new Object[][] {{MigrationPhase.PREPARE, "a"}, {MigrationPhase.PREPARE, "b"},
+                {MigrationPhase.COMMIT, "a"}, {MigrationPhase.COMMIT, "b"}, {MigrationPhase.CLEANUP, "a"}}) {
+            batch = machine.on(batch, done(batch, 0, (MigrationPhase) step[0], (String) step[1]), 3).batch();
+        }
+        assertThat(batch.finished()).isTrue();
+        return batch;
+    }
+
+    private SwitchBatch finishedWith(Migration carried) {
+        SwitchBatch batch = finishedWithCarried();
+        return batch.with(List.of(batch.migrations().get(0), carried));
+    }
+
+    /** Every copy done, every PREPARE acknowledged except c's. */
+    private SwitchBatch prepared() {
+        SwitchBatch batch = machine.onTick(bothCopied(), 2).batch();
         batch = machine.on(batch, done(batch, 0, MigrationPhase.PREPARE, "a"), 3).batch();
         batch = machine.on(batch, done(batch, 0, MigrationPhase.PREPARE, "b"), 3).batch();
         return machine.on(batch, done(batch, 1, MigrationPhase.PREPARE, "d"), 3).batch();

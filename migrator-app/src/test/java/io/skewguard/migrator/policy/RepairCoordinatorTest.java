@@ -176,6 +176,115 @@ class RepairCoordinatorTest {
         });
     }
 
+    @Test
+    void aSwitchedCopyFreesItsNodesForMovesOfAFreshPlanWhileTheCarriedCopyGoesOnUnderItsId() {
+        // a and e hold four 10 GB shards each (40 %); b, c, d, f are empty: the first batch is a → b and e → c
+        view = twoSources(4, "b", "c", "d", "f");
+        RepairState state = coordinator.onCapacityConfirmed(RepairState.fresh("c1", 1_000), 0.9, 0, views).state();
+        assertThat(state.batch().migrations()).extracting(Migration::id).containsExactly("c1/b000001/0000/a", "c1/b000001/0004/e");
+        Migration carried = state.batch().migrations().get(1);
+
+        RepairCoordinator.Result r = finish(state, state.batch().migrations().get(0));
+
+        SwitchBatch next = r.state().batch();
+        assertThat(next.batchId()).isEqualTo("b000002");
+        assertThat(next.find(carried.id())).contains(carried); // same id, same state: nothing restarted
+        // the plan counts e → c as done (e at 30 %, c at 10 %), so a, now the fullest free source, gives
+        // its next shard to d; a plan blind to the carried copy would start with e and send a's shard to f
+        assertThat(next.migrations()).extracting(Migration::id).containsExactly("c1/b000002/0001/a", "c1/b000001/0004/e");
+        assertThat(next.migrations().get(0).target()).isEqualTo("d");
+        assertThat(r.effects()).filteredOn(e -> e instanceof Effect.SendCommand c && c.phase() == MigrationPhase.COPY)
+                .extracting(e -> ((Effect.SendCommand) e).migration().id()).containsExactly("c1/b000002/0001/a");
+        assertThat(r.state().bytesMoved()).isEqualTo(10 * GB);
+        assertThat(r.state().batchesCommitted()).isEqualTo(1);
+    }
+
+    @Test
+    void theRepairDoesNotEndWhileCarriedCopiesRunAndEndsOnceTheyAreDone() {
+        view = twoSources(2, "b", "c"); // a → b and e → c balance the cluster
+        RepairState state = coordinator.onCapacityConfirmed(RepairState.fresh("c1", 1_000), 0.9, 0, views).state();
+        Migration carried = state.batch().migrations().get(1);
+
+        RepairCoordinator.Result first = finish(state, state.batch().migrations().get(0));
+        assertThat(first.state().repairing()).isTrue();
+        assertThat(first.effects()).noneMatch(e -> e instanceof Effect.ReportRepair);
+        assertThat(first.state().batch().migrations()).containsExactly(carried); // nothing to add: balanced once it is done
+
+        RepairCoordinator.Result last = finish(first.state(), carried);
+        assertThat(last.state().repairing()).isFalse();
+        assertThat(last.state().batch()).isNull();
+        assertThat(last.effects()).last().isInstanceOfSatisfying(Effect.ReportRepair.class,
+                e -> assertThat(e.outcome()).isEqualTo(StepResult.DONE));
+        assertThat(last.state().bytesMoved()).isEqualTo(20 * GB);
+    }
+
+    @Test
+    void carriedCopiesKeepTheirShareOfTheBudgetAndAreReratedWhileTheBatchSwitches() {
+        Migration switching = new Migration("m-a", 0, "a", "b", 10, new MigrationState.Preparing(java.util.Set.of()));
+        Migration carried = new Migration("m-c", 1, "c", "d", 10, new MigrationState.Copying(0, 0));
+        RepairState state = RepairState.fresh("c1", 1_000)
+                .withBatch(new SwitchBatch("c1", "b2", List.of(switching, carried), new BatchPhase.Preparing(5_000)))
+                .withCopyBytesPerSec(10);
+        assertThat(RepairCoordinator.copyBudget(state)).isEqualTo(1_000); // the only copy running
+
+        RepairCoordinator.Result r = coordinator.onReport(state, 10, Double.NaN, 1, 1, views); // the first report: the floor, 100
+
+        assertThat(r.effects()).containsExactly(new Effect.SendCommand(MigrationPhase.COPY, carried, "d", "b2"));
+        assertThat(r.state().copyBytesPerSec()).isEqualTo(100);
+    }
+
+    @Test
+    void anAbortedSwitchCountsAsAnAbortButItsCarriedCopyGoesOnInTheNextBatch() {
+        view = twoSources(2, "b", "c");
+        RepairState state = coordinator.onCapacityConfirmed(RepairState.fresh("c1", 1_000), 0.9, 0, views).state();
+        Migration m = state.batch().migrations().get(0);
+        Migration carried = state.batch().migrations().get(1);
+        state = coordinator.onStatus(state, new StatusEvent(m.id(), m.target(), MigrationPhase.COPY, StepResult.DONE, 0, null, 1), 1, views)
+                .state();
+        state = coordinator.onStatus(state, new StatusEvent(m.id(), m.source(), MigrationPhase.PREPARE, StepResult.FAILED, 0, "no", 2), 2,
+                views).state();
+
+        RepairCoordinator.Result r = coordinator.onTick(state, 2 + 20_000, views); // ABORT answers never come
+
+        assertThat(r.state().batchesAborted()).isEqualTo(1);
+        assertThat(r.state().consecutiveAborts()).isEqualTo(1);
+        assertThat(r.state().batch().find(carried.id())).contains(carried);
+    }
+
+    /** Sources a and e with {@code shards} 10 GB shards each (slots 0… and 4…) and {@code empty} nodes; each slot's set is its holder. */
+    private static ClusterView twoSources(int shards, String... empty) {
+        Map<Integer, Long> a = new java.util.HashMap<>();
+        Map<Integer, Long> e = new java.util.HashMap<>();
+        Map<Integer, List<String>> sets = new java.util.HashMap<>();
+        for (int i = 0; i < shards; i++) {
+            a.put(i, 10 * GB);
+            e.put(4 + i, 10 * GB);
+            sets.put(i, List.of("a"));
+            sets.put(4 + i, List.of("e"));
+        }
+        List<CapacityReading> readings = new java.util.ArrayList<>(List.of(
+                new CapacityReading("a", shards * 10 * GB, 100 * GB, null, a, 0),
+                new CapacityReading("e", shards * 10 * GB, 100 * GB, null, e, 0)));
+        for (String node : empty) {
+            readings.add(new CapacityReading(node, 0, 100 * GB, null, Map.of(), 0));
+        }
+        return new ClusterView(readings, new long[8], sets);
+    }
+
+    /** Answers every step of {@code m} from its COPY DONE to its CLEANUP DONE. */
+    private RepairCoordinator.Result finish(RepairState state, Migration m) {
+        RepairCoordinator.Result r = null;
+        long t = 1;
+        for (Object[] step : new Object[][] {
+                {MigrationPhase.COPY, m.target()}, {MigrationPhase.PREPARE, m.target()}, {MigrationPhase.PREPARE, m.source()},
+                {MigrationPhase.COMMIT, m.target()}, {MigrationPhase.COMMIT, m.source()}, {MigrationPhase.CLEANUP, m.source()}}) {
+            StatusEvent done = new StatusEvent(m.id(), (String) step[1], (MigrationPhase) step[0], StepResult.DONE, 0, null, t);
+            r = coordinator.onStatus(state, done, t++, views);
+            state = r.state();
+        }
+        return r;
+    }
+
     private RepairState finishBatch(RepairState state) {
         Migration m = state.batch().migrations().get(0);
         long t = 1;
