@@ -443,7 +443,11 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                     throw new IllegalStateException("slot " + m.slot() + " of " + state.cluster() + " no longer names " + m.source());
                 }
                 candidates.set(at, m.target());
-                publish(row, now, r -> r.setCandidates(candidates), r -> r.setRoutingEpoch(epoch), CoordinatorProcessor::clearInFlight);
+                // a draining source leaves the set, so its read-only mark goes with it
+                List<String> readOnly = new ArrayList<>(row.getReadOnly());
+                readOnly.remove(m.source());
+                publish(row, now, r -> r.setCandidates(candidates), r -> r.setReadOnly(readOnly), r -> r.setRoutingEpoch(epoch),
+                        CoordinatorProcessor::clearInFlight);
                 committed.record();
                 switched = true;
                 LOG.info("{}: switched slot {} from {} to {} at routing epoch {}", state.cluster(), m.slot(), m.source(), m.target(), epoch);
