@@ -6,6 +6,11 @@ import io.skewguard.core.slots.SlotTable;
 import io.skewguard.migrator.policy.CapacityReading;
 import io.skewguard.migrator.policy.ClusterView;
 import io.skewguard.migrator.policy.Effect;
+import io.skewguard.migrator.policy.LostParticipants;
+import io.skewguard.migrator.policy.Member;
+import io.skewguard.migrator.policy.MembershipChanges;
+import io.skewguard.schemas.MembershipState;
+import io.skewguard.schemas.NodeMembership;
 import io.skewguard.migrator.policy.Migration;
 import io.skewguard.migrator.policy.RepairCoordinator;
 import io.skewguard.migrator.policy.RepairState;
@@ -75,6 +80,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     static final String SLOT_STORE = "slot-table";
     /** Global store: the rows on the slot-table topic, key {@code <cluster>/<slot>}, value as published (bytes). */
     static final String PUBLISHED_STORE = "published-slot-table";
+    static final String MEMBERSHIP_STORE = "membership";
 
     /** Node named in the repair status records the migrator itself writes. */
     static final String MIGRATOR_NODE = "migrator";
@@ -95,6 +101,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     private KeyValueStore<String, SkewReport> reports;
     private KeyValueStore<String, SlotAssignment> slots;
     private KeyValueStore<String, byte[]> published;
+    private KeyValueStore<String, Member> members;
     private Sensor budget;
     private Sensor committed;
     private Sensor aborted;
@@ -132,6 +139,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         this.published = context.getStateStore(PUBLISHED_STORE);
         this.adoptedEpochs.clear();
         this.removedHere.clear();
+        this.members = context.getStateStore(MEMBERSHIP_STORE);
         this.budget = MigratorMetrics.budget(context);
         this.committed = MigratorMetrics.committed(context);
         this.aborted = MigratorMetrics.aborted(context);
@@ -159,13 +167,21 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             if (refusedAsNewCluster(record, cluster) || refusedAsNewNode(record, c.value())) {
                 return;
             }
+            boolean first = capacity.get(storeKey(cluster, c.value().getNode())) == null;
             keepLatest(c.value());
             remember(cluster);
+            followCapacity(c.value(), first, now);
+            return;
+        }
+        if (input instanceof MigratorInput.Membership m) {
+            if (!refusedAsNewCluster(record, cluster)) {
+                onOperator(record, m.value(), now);
+            }
             return;
         }
         RepairState stored = repairs.get(cluster);
         RepairState state = stored != null ? stored : RepairState.fresh(cluster, settings.maxBytesPerSec());
-        Supplier<ClusterView> view = () -> view(cluster, now);
+        Supplier<ClusterView> view = () -> planView(cluster, now);
         RepairCoordinator.Result result;
         if (input instanceof MigratorInput.Alert a) {
             SkewAlert alert = a.value();
@@ -225,7 +241,10 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             }
         }
         for (RepairState state : running) {
-            apply(state, coordinator.onTick(state, now, () -> view(state.cluster(), now)), now);
+            RepairState current = answerForGoneNodes(state, now);
+            if (current.batch() != null) {
+                apply(current, coordinator.onTick(current, now, () -> planView(current.cluster(), now)), now);
+            }
         }
     }
 
@@ -275,6 +294,8 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             value = serdes.report().serializer().serialize(topic, r.value());
         } else if (input instanceof MigratorInput.Alert a) {
             value = serdes.alert().serializer().serialize(topic, a.value());
+        } else if (input instanceof MigratorInput.Membership m) {
+            value = serdes.membership().serializer().serialize(topic, m.value());
         } else {
             value = serdes.status().serializer().serialize(topic, ((MigratorInput.Status) input).value());
         }
@@ -304,6 +325,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         }
         for (String cluster : clusters) {
             RepairState state = repairs.get(cluster);
+            boolean autoLoss = settings.autoLoss();
             Set<String> busy = new HashSet<>();
             if (state.batch() != null) {
                 for (Migration m : state.batch().migrations()) {
@@ -316,18 +338,25 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             try (KeyValueIterator<String, CapacityEvent> it = capacity.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
                 while (it.hasNext()) {
                     CapacityEvent e = it.next().value;
-                    if (limits.expired(e.getEventTime().toEpochMilli(), now) && !busy.contains(e.getNode())) {
+                    // with auto-loss a member in a running batch is lost too: the batch stops waiting for it
+                    if (limits.expired(e.getEventTime().toEpochMilli(), now) && (!busy.contains(e.getNode())
+                            || autoLoss && planned(cluster, e.getNode()))) {
                         gone.add(e.getNode());
                     } else {
                         left++;
                     }
                 }
             }
-            for (String node : gone) {
+            for (String node : new java.util.TreeSet<>(gone)) {
+                if (autoLoss && planned(cluster, node)) {
+                    leave(cluster, node, Member.Standing.LOST, "lost: no capacity report for "
+                            + io.skewguard.runtime.settings.Durations.format(limits.nodeExpiry()), now);
+                }
                 capacity.delete(storeKey(cluster, node));
                 LOG.info("{}: node {} sent no capacity report for {}; removed from the migrator's state",
                         cluster, node, limits.nodeExpiry());
             }
+            state = repairs.get(cluster); // a loss changed it
             if (left == 0 && state.batch() == null) {
                 removeCluster(cluster, now);
             } else if (!gone.isEmpty()) {
@@ -347,6 +376,13 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         }
         rows.forEach(slots::delete);
         removedHere.add(cluster);
+        List<String> memberRows = new ArrayList<>();
+        try (KeyValueIterator<String, Member> it = members.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
+            while (it.hasNext()) {
+                memberRows.add(it.next().key);
+            }
+        }
+        memberRows.forEach(members::delete);
         reports.delete(cluster);
         repairs.delete(cluster);
         known.remove(cluster);
@@ -427,7 +463,11 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                     throw new IllegalStateException("slot " + m.slot() + " of " + state.cluster() + " no longer names " + m.source());
                 }
                 candidates.set(at, m.target());
-                publish(row, now, r -> r.setCandidates(candidates), r -> r.setRoutingEpoch(epoch), CoordinatorProcessor::clearInFlight);
+                // a draining source leaves the set, so its read-only mark goes with it
+                List<String> readOnly = new ArrayList<>(row.getReadOnly());
+                readOnly.remove(m.source());
+                publish(row, now, r -> r.setCandidates(candidates), r -> r.setReadOnly(readOnly), r -> r.setRoutingEpoch(epoch),
+                        CoordinatorProcessor::clearInFlight);
                 committed.record();
                 switched = true;
                 LOG.info("{}: switched slot {} from {} to {} at routing epoch {}", state.cluster(), m.slot(), m.source(), m.target(), epoch);
@@ -688,6 +728,310 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                 table.slotCount(), settings.candidates());
         return sets;
     }
+
+    // ---------------------------------------------------------------- membership (docs/migrator.md, "Membership")
+
+    /** The view a plan is made from: only nodes that are members (or never had a record), draining ones marked. */
+    private ClusterView planView(String cluster, long now) {
+        ClusterView v = view(cluster, now);
+        Set<String> draining = new HashSet<>();
+        Set<String> left = new HashSet<>();
+        try (KeyValueIterator<String, Member> it = members.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
+            while (it.hasNext()) {
+                Member m = it.next().value;
+                if (m.standing() == Member.Standing.DRAINING) {
+                    draining.add(m.node());
+                } else if (!m.standing().planned()) {
+                    left.add(m.node());
+                }
+            }
+        }
+        return v.planning(node -> !left.contains(node), draining);
+    }
+
+    /** True when {@code node} counts in plans: a member, or a node from before membership was kept. */
+    private boolean planned(String cluster, String node) {
+        Member m = members.get(storeKey(cluster, node));
+        return m == null || m.standing().planned();
+    }
+
+    /** A node's first capacity report may be a join; a draining node's report may end its drain. */
+    private void followCapacity(CapacityEvent event, boolean first, long now) {
+        String cluster = event.getCluster();
+        String node = event.getNode();
+        Member m = members.get(storeKey(cluster, node));
+        if (first && (m == null || m.standing() == Member.Standing.LOST)) {
+            if (!hasTable(cluster)) {
+                members.put(storeKey(cluster, node), Member.active(node, event.getRack(), now));
+                publishMembership(cluster, node, MembershipState.ACTIVE, event.getRack(), event.getTotalBytes(),
+                        "member: reported capacity before the slot table was built", null, now);
+            } else if (settings.autoJoin()) {
+                String reason = "joined: first capacity report" + (event.getRack() == null ? "" : ", rack " + event.getRack())
+                        + ", " + MembershipChanges.bytes(event.getTotalBytes()) + " capacity";
+                LOG.info("{}: node {} {}", cluster, node, reason);
+                members.put(storeKey(cluster, node), Member.active(node, event.getRack(), now));
+                publishMembership(cluster, node, MembershipState.ACTIVE, event.getRack(), event.getTotalBytes(), reason, null, now);
+                step(cluster, now, state -> coordinator.startRepair(state, "repair started: node " + node + " joined", now,
+                        () -> planView(cluster, now)));
+            } else {
+                LOG.warn("{}: node {} reports capacity but is not a member (auto-join is off): left out of plans until an "
+                        + "operator adds it", cluster, node);
+                members.put(storeKey(cluster, node), new Member(node, Member.Standing.WAITING, event.getRack(), now, 0, 0, 0));
+            }
+        } else if (m != null && m.standing() == Member.Standing.DRAINING) {
+            finishDrainIfDone(cluster, m, now);
+        }
+    }
+
+    /** An operator's ACTIVE (add, or cancel a drain), DRAINING or REMOVED. */
+    private void onOperator(Record<String, MigratorInput> record, NodeMembership request, long now) {
+        String cluster = request.getCluster();
+        String node = request.getNode();
+        String key = storeKey(cluster, node);
+        Member m = members.get(key);
+        boolean known = m != null || capacity.get(key) != null || rows(cluster).stream().anyMatch(r -> r.candidates().contains(node));
+        if (request.getState() != MembershipState.ACTIVE && !known) {
+            refuse(record, "invalid: node " + DeadLetter.quote(node) + " is not a node of cluster " + DeadLetter.quote(cluster)
+                    + " (no capacity report, membership or candidate set names it): cannot set it " + request.getState());
+            return;
+        }
+        Member.Standing standing = m == null ? Member.Standing.ACTIVE : m.standing();
+        switch (request.getState()) {
+            case ACTIVE -> {
+                if (m != null && standing == Member.Standing.DRAINING) {
+                    cancelDrain(cluster, m, now);
+                } else if (m == null || standing != Member.Standing.ACTIVE) {
+                    String rack = request.getRack() != null ? request.getRack() : m != null ? m.rack() : null;
+                    members.put(key, Member.active(node, rack, now));
+                    LOG.info("{}: node {} added by an operator (was {})", cluster, node, m == null ? "unknown" : standing);
+                    if (capacity.get(key) != null && hasTable(cluster)) {
+                        step(cluster, now, state -> coordinator.startRepair(state, "repair started: node " + node
+                                + " added by an operator", now, () -> planView(cluster, now)));
+                    }
+                }
+            }
+            case DRAINING -> {
+                if (standing == Member.Standing.ACTIVE || standing == Member.Standing.WAITING) {
+                    startDrain(cluster, node, m, now);
+                } else {
+                    LOG.info("{}: drain of node {} ignored: it is {}", cluster, node, standing);
+                }
+            }
+            case REMOVED -> {
+                if (standing == Member.Standing.LOST) {
+                    members.put(key, m.with(Member.Standing.REMOVED, now));
+                    publishMembership(cluster, node, MembershipState.REMOVED, m.rack(), null,
+                            "removed by an operator after it was lost (already replaced)", null, now);
+                } else if (standing != Member.Standing.REMOVED) {
+                    leave(cluster, node, Member.Standing.REMOVED, "removed by an operator", now);
+                }
+            }
+            default -> LOG.warn("{}: operator record {} for node {} ignored", cluster, request.getState(), node);
+        }
+    }
+
+    /** One update marks the node read-only in every set holding it; then a repair moves its shards away. */
+    private void startDrain(String cluster, String node, Member m, long now) {
+        List<MembershipChanges.Row> rows = rows(cluster);
+        Map<Integer, MembershipChanges.Row> marked = MembershipChanges.markReadOnly(rows, node);
+        Map<Integer, Long> held = MembershipChanges.held(node, reading(cluster, node), rows);
+        int shards = (int) held.values().stream().filter(b -> b > 0).count();
+        long bytes = held.values().stream().mapToLong(Long::longValue).sum();
+        String rack = m != null ? m.rack() : capacity.get(storeKey(cluster, node)) != null
+                ? capacity.get(storeKey(cluster, node)).getRack() : null;
+        members.put(storeKey(cluster, node), (m != null ? m : Member.active(node, rack, now)).draining(now, shards, bytes));
+        step(cluster, now, state -> {
+            RepairState next = publishUpdate(cluster, marked, state, now);
+            LOG.info("{}: draining node {}: read-only in {} candidate sets at routing epoch {}; {} shards ({}) to move", cluster, node,
+                    marked.size(), next.routingEpoch(), shards, MembershipChanges.bytes(bytes));
+            return coordinator.startRepair(next, "repair started: node " + node + " draining (" + shards + " shards, "
+                    + MembershipChanges.bytes(bytes) + " to move)", now, () -> planView(cluster, now));
+        });
+    }
+
+    private void cancelDrain(String cluster, Member m, long now) {
+        Map<Integer, MembershipChanges.Row> cleared = MembershipChanges.clearReadOnly(rows(cluster), m.node());
+        members.put(storeKey(cluster, m.node()), m.with(Member.Standing.ACTIVE, now));
+        step(cluster, now, state -> {
+            RepairState next = publishUpdate(cluster, cleared, state, now);
+            String reason = "drain cancelled by an operator: read-only marks cleared in " + cleared.size()
+                    + " candidate sets at routing epoch " + next.routingEpoch();
+            LOG.info("{}: node {} {}", cluster, m.node(), reason);
+            publishMembership(cluster, m.node(), MembershipState.ACTIVE, m.rack(), null, reason, next.routingEpoch(), now);
+            return new RepairCoordinator.Result(next, List.of());
+        });
+    }
+
+    /** A draining node whose latest report shows nothing left in its sets is replaced in every one: DRAINED. */
+    private void finishDrainIfDone(String cluster, Member m, long now) {
+        RepairState state = repairs.get(cluster);
+        List<MembershipChanges.Row> rows = rows(cluster);
+        if (state == null || !MembershipChanges.drained(m, reading(cluster, m.node()), rows,
+                LostParticipants.touches(state.batch(), m.node()))) {
+            return;
+        }
+        Map<Integer, MembershipChanges.Row> replaced = replacing(cluster, rows, m.node(), Set.of());
+        members.put(storeKey(cluster, m.node()), m.with(Member.Standing.DRAINED, now));
+        step(cluster, now, s -> {
+            RepairState next = publishUpdate(cluster, replaced, s, now);
+            String reason = "drained: " + m.drainShards() + " shards (" + MembershipChanges.bytes(m.drainBytes()) + ") moved, replaced in "
+                    + replaced.size() + " candidate sets at routing epoch " + next.routingEpoch();
+            LOG.info("{}: node {} {}", cluster, m.node(), reason);
+            publishMembership(cluster, m.node(), MembershipState.DRAINED, m.rack(), null, reason, next.routingEpoch(), now);
+            return new RepairCoordinator.Result(next, List.of());
+        });
+    }
+
+    /**
+     * A node lost or removed: one update replaces it in every candidate set (a set whose switch the
+     * running batch will still make keeps it until then), the batch stops waiting for it, the
+     * membership record names what the storage layer must rebuild, and a repair starts.
+     */
+    private void leave(String cluster, String node, Member.Standing standing, String why, long now) {
+        List<MembershipChanges.Row> rows = rows(cluster);
+        Map<Integer, Long> held = MembershipChanges.held(node, reading(cluster, node), rows);
+        RepairState before = repairs.get(cluster);
+        Set<Integer> keep = before == null ? Set.of() : LostParticipants.switchesStillToCome(before.batch(), node);
+        Map<Integer, MembershipChanges.Row> replaced = replacing(cluster, rows, node, keep);
+        Member m = members.get(storeKey(cluster, node));
+        CapacityEvent latest = capacity.get(storeKey(cluster, node));
+        String rack = m != null ? m.rack() : latest != null ? latest.getRack() : null;
+        members.put(storeKey(cluster, node), m != null ? m.with(standing, now) : new Member(node, standing, rack, now, 0, 0, 0));
+        String[] reason = new String[1];
+        step(cluster, now, state -> {
+            RepairState next = publishUpdate(cluster, replaced, state, now);
+            reason[0] = why + "; replaced in " + replaced.size() + " candidate sets at routing epoch " + next.routingEpoch() + "; "
+                    + MembershipChanges.rebuild(held);
+            LOG.warn("{}: node {} {}", cluster, node, reason[0]);
+            publishMembership(cluster, node, standing == Member.Standing.LOST ? MembershipState.LOST : MembershipState.REMOVED, rack,
+                    latest == null ? null : latest.getTotalBytes(), reason[0], next.routingEpoch(), now);
+            return new RepairCoordinator.Result(next, List.of(new Effect.ReportRepair(StepResult.PROGRESS, "node " + node + " " + reason[0])));
+        });
+        answerForGoneNodes(repairs.get(cluster), now);
+        step(cluster, now, state -> coordinator.startRepair(state, "repair started: node " + node + " "
+                + (standing == Member.Standing.LOST ? "lost" : "removed"), now, () -> planView(cluster, now)));
+    }
+
+    /** Feeds the running batch the answers its gone participants will never send (see {@link LostParticipants}). */
+    private RepairState answerForGoneNodes(RepairState state, long now) {
+        RepairState current = state;
+        for (int round = 0; round < 4 && current != null && current.batch() != null; round++) {
+            Set<String> gone = new HashSet<>();
+            for (Migration mig : current.batch().migrations()) {
+                for (String node : mig.participants()) {
+                    Member m = members.get(storeKey(current.cluster(), node));
+                    if (m != null && (m.standing() == Member.Standing.LOST || m.standing() == Member.Standing.REMOVED)) {
+                        gone.add(node);
+                    }
+                }
+            }
+            List<StatusEvent> answers = LostParticipants.answers(current.batch(), gone, "lost or removed", now);
+            if (answers.isEmpty()) {
+                break;
+            }
+            for (StatusEvent answer : answers) {
+                RepairState from = current;
+                String cluster = from.cluster();
+                RepairCoordinator.Result result = coordinator.onStatus(from, answer, now, () -> planView(cluster, now));
+                apply(from, result, now);
+                current = result.state();
+            }
+        }
+        return current;
+    }
+
+    /** Replacements of {@code node} in every set holding it, on the ring of the cluster's members. */
+    private Map<Integer, MembershipChanges.Row> replacing(String cluster, List<MembershipChanges.Row> rows, String node, Set<Integer> keep) {
+        Map<String, String> racks = new HashMap<>();
+        Set<String> eligible = new HashSet<>();
+        try (KeyValueIterator<String, CapacityEvent> it = capacity.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
+            while (it.hasNext()) {
+                CapacityEvent e = it.next().value;
+                racks.put(e.getNode(), e.getRack());
+                eligible.add(e.getNode());
+            }
+        }
+        try (KeyValueIterator<String, Member> it = members.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
+            while (it.hasNext()) {
+                Member m = it.next().value;
+                if (m.standing().planned()) {
+                    racks.putIfAbsent(m.node(), m.rack());
+                }
+                if (m.standing() == Member.Standing.ACTIVE) {
+                    eligible.add(m.node());
+                } else {
+                    racks.remove(m.node());
+                    eligible.remove(m.node());
+                }
+            }
+        }
+        eligible.remove(node);
+        return MembershipChanges.replace(rows, node, racks, eligible, keep, settings.slotCount(), settings.vnodesPerUnit());
+    }
+
+    /** Publishes {@code changed} rows as one slot-table update (routing epoch + 1); nothing when empty. */
+    private RepairState publishUpdate(String cluster, Map<Integer, MembershipChanges.Row> changed, RepairState state, long now) {
+        if (changed.isEmpty()) {
+            return state;
+        }
+        long epoch = state.routingEpoch() + 1;
+        for (MembershipChanges.Row r : changed.values()) {
+            publish(row(cluster, r.slot()), now, row -> row.setCandidates(new ArrayList<>(r.candidates())),
+                    row -> row.setReadOnly(new ArrayList<>(r.readOnly())), row -> row.setRoutingEpoch(epoch));
+        }
+        return state.withRoutingEpoch(epoch);
+    }
+
+    private void step(String cluster, long now, java.util.function.Function<RepairState, RepairCoordinator.Result> change) {
+        RepairState stored = repairs.get(cluster);
+        apply(stored, change.apply(stored != null ? stored : RepairState.fresh(cluster, settings.maxBytesPerSec())), now);
+    }
+
+    private void publishMembership(String cluster, String node, MembershipState state, String rack, Long capacityBytes, String reason,
+            Long epoch, long now) {
+        NodeMembership record = NodeMembership.newBuilder()
+                .setCluster(cluster)
+                .setNode(node)
+                .setState(state)
+                .setRack(rack)
+                .setCapacityBytes(capacityBytes)
+                .setSource(InputDecoder.MIGRATOR_SOURCE)
+                .setReason(reason)
+                .setRoutingEpoch(epoch)
+                .setUpdatedAt(Instant.ofEpochMilli(now))
+                .build();
+        context.forward(new Record<>(cluster + "/" + node, new MigratorOutput.Membership(record), now));
+    }
+
+    private boolean hasTable(String cluster) {
+        try (KeyValueIterator<String, SlotAssignment> it = slots.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
+            return it.hasNext();
+        }
+    }
+
+    private List<MembershipChanges.Row> rows(String cluster) {
+        List<MembershipChanges.Row> rows = new ArrayList<>();
+        try (KeyValueIterator<String, SlotAssignment> it = slots.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
+            while (it.hasNext()) {
+                SlotAssignment row = it.next().value;
+                rows.add(new MembershipChanges.Row(row.getSlot(), row.getCandidates(), row.getReadOnly(), row.getInFlightTarget()));
+            }
+        }
+        return rows;
+    }
+
+    private CapacityReading reading(String cluster, String node) {
+        CapacityEvent e = capacity.get(storeKey(cluster, node));
+        if (e == null) {
+            return null;
+        }
+        Map<Integer, Long> shards = new HashMap<>();
+        for (ShardUsage s : e.getShards()) {
+            shards.merge(s.getSlot(), s.getUsedBytes(), Long::sum);
+        }
+        return new CapacityReading(e.getNode(), e.getUsedBytes(), e.getTotalBytes(), e.getRack(), shards, e.getEventTime().toEpochMilli());
+    }
+
 
     /** Key of a row in the slot-table topic (a public contract, so unchanged). */
     static String slotKey(String cluster, int slot) {

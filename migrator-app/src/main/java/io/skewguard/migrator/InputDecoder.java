@@ -13,6 +13,8 @@ import io.skewguard.schemas.auth.NodeKeys;
 import io.skewguard.runtime.state.StateLimits;
 import io.skewguard.runtime.settings.Durations;
 import io.skewguard.schemas.NodeFigures;
+import io.skewguard.schemas.NodeMembership;
+import io.skewguard.schemas.MembershipState;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -58,6 +60,10 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
     private ProcessorContext<String, MigratorInput> context;
     private Sensor deadLetters;
     private Sensor unauthenticated;
+
+    /** {@code source} of membership records an operator writes, and of those the migrator writes. */
+    static final String OPERATOR_SOURCE = "operator";
+    static final String MIGRATOR_SOURCE = "migrator";
 
     /** Longest migration id accepted, in UTF-8 bytes (three ids of at most 255 bytes, a batch and a slot). */
     static final int MAX_MIGRATION_ID_BYTES = 1024;
@@ -114,6 +120,9 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
             // a check that threw on a value it did not expect (e.g. a missing field): the record's fault
             reject(record, topic, "invalid: " + DeadLetter.quote(e.getMessage() == null ? e.toString() : e.getMessage()));
             return;
+        }
+        if (input instanceof MigratorInput.Membership m && MIGRATOR_SOURCE.equals(m.value().getSource())) {
+            return; // the migrator's own record, back on its input
         }
         Optional<String> forged = unauthenticated(input, topic, record);
         if (forged.isPresent()) {
@@ -210,6 +219,24 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
             migrationIdProblem(status.getMigrationId()).ifPresent(InputDecoder::refuse);
             inTime("eventTime", status.getEventTime().toEpochMilli());
             return new MigratorInput.Status(status);
+        } else if (topic.equals(topics.membership())) {
+            NodeMembership m = read(serdes.membership().deserializer(), topic, bytes);
+            requireCluster(m.getCluster());
+            StateLimits.checkId("node", m.getNode()).ifPresent(InputDecoder::refuse);
+            require(OPERATOR_SOURCE.equals(m.getSource()) || MIGRATOR_SOURCE.equals(m.getSource()),
+                    "source " + DeadLetter.quote(m.getSource()) + " is neither '" + OPERATOR_SOURCE + "' nor '" + MIGRATOR_SOURCE + "'");
+            if (OPERATOR_SOURCE.equals(m.getSource())) {
+                require(m.getState() == MembershipState.ACTIVE || m.getState() == MembershipState.DRAINING
+                                || m.getState() == MembershipState.REMOVED,
+                        "an operator may set a node ACTIVE, DRAINING or REMOVED, not " + m.getState() + " (node "
+                                + DeadLetter.quote(m.getNode()) + ")");
+            }
+            require(m.getCapacityBytes() == null || m.getCapacityBytes() > 0,
+                    "capacityBytes must be > 0, was " + m.getCapacityBytes() + " (node " + DeadLetter.quote(m.getNode()) + ")");
+            if (m.getRack() != null) {
+                StateLimits.checkId("rack", m.getRack()).ifPresent(InputDecoder::refuse);
+            }
+            return new MigratorInput.Membership(m);
         }
         throw new Refused("invalid: not an input topic of the migrator: " + DeadLetter.quote(topic));
     }

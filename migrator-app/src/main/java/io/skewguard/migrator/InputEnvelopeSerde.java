@@ -24,17 +24,20 @@ final class InputEnvelopeSerde implements Serde<MigratorInput> {
     private static final byte REPORT = 2;
     private static final byte CAPACITY = 3;
     private static final byte STATUS = 4;
+    private static final byte MEMBERSHIP = 5;
 
     private final Serde<SkewAlert> alerts;
     private final Serde<SkewReport> reports;
     private final Serde<CapacityEvent> capacity;
     private final Serde<MigrationStatus> status;
+    private final Serde<io.skewguard.schemas.NodeMembership> membership;
 
     InputEnvelopeSerde(MigratorSerdes serdes) {
         this.alerts = serdes.alert();
         this.reports = serdes.report();
         this.capacity = serdes.capacity();
         this.status = serdes.status();
+        this.membership = serdes.membership();
     }
 
     @Override
@@ -57,6 +60,9 @@ final class InputEnvelopeSerde implements Serde<MigratorInput> {
             } else if (input instanceof MigratorInput.Status s) {
                 tag = STATUS;
                 body = status.serializer().serialize(topic + ".status", s.value());
+            } else if (input instanceof MigratorInput.Membership m) {
+                tag = MEMBERSHIP;
+                body = membership.serializer().serialize(topic + ".membership", m.value());
             } else {
                 throw new SerializationException("rejected records never go to the repartition topic");
             }
@@ -79,6 +85,7 @@ final class InputEnvelopeSerde implements Serde<MigratorInput> {
                 case REPORT -> new MigratorInput.Report(reports.deserializer().deserialize(topic + ".report", body));
                 case CAPACITY -> new MigratorInput.Capacity(capacity.deserializer().deserialize(topic + ".capacity", body));
                 case STATUS -> new MigratorInput.Status(status.deserializer().deserialize(topic + ".status", body));
+                case MEMBERSHIP -> new MigratorInput.Membership(membership.deserializer().deserialize(topic + ".membership", body));
                 default -> throw new SerializationException(topic + ": unknown input tag " + bytes[0]);
             };
         };

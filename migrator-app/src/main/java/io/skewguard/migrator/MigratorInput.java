@@ -2,6 +2,7 @@ package io.skewguard.migrator;
 
 import io.skewguard.schemas.CapacityEvent;
 import io.skewguard.schemas.MigrationStatus;
+import io.skewguard.schemas.NodeMembership;
 import io.skewguard.schemas.SkewAlert;
 import io.skewguard.schemas.SkewReport;
 
@@ -29,6 +30,13 @@ sealed interface MigratorInput {
     }
 
     record Status(MigrationStatus value) implements MigratorInput {
+        public String cluster() {
+            return value.getCluster();
+        }
+    }
+
+    /** An operator's membership record (the migrator's own are dropped by the decoder). */
+    record Membership(NodeMembership value) implements MigratorInput {
         public String cluster() {
             return value.getCluster();
         }

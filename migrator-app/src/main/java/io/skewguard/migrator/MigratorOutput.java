@@ -2,6 +2,7 @@ package io.skewguard.migrator;
 
 import io.skewguard.schemas.MigrationCommand;
 import io.skewguard.schemas.MigrationStatus;
+import io.skewguard.schemas.NodeMembership;
 import io.skewguard.schemas.SlotAssignment;
 import org.apache.kafka.common.header.Headers;
 
@@ -16,6 +17,9 @@ sealed interface MigratorOutput {
     record Assignment(SlotAssignment value) implements MigratorOutput {}
 
     record RepairStatus(MigrationStatus value) implements MigratorOutput {}
+
+    /** A membership record the migrator writes (joined, drained, lost, removed, drain cancelled). */
+    record Membership(NodeMembership value) implements MigratorOutput {}
 
     /** An input record refused past the decoder (over-capacity): re-encoded value, dead-letter headers. */
     record Refused(byte[] value, Headers headers) implements MigratorOutput {}

@@ -26,6 +26,7 @@ final class MigratorSerdes {
     private final Serde<MigrationStatus> status;
     private final Serde<MigrationCommand> command;
     private final Serde<SlotAssignment> assignment;
+    private final Serde<io.skewguard.schemas.NodeMembership> membership;
 
     /** @param registryConfig the serdes' configuration: the registry URL and its credentials and TLS keys */
     MigratorSerdes(Map<String, ?> registryConfig) {
@@ -36,6 +37,7 @@ final class MigratorSerdes {
         this.status = of(MigrationStatus.class);
         this.command = of(MigrationCommand.class);
         this.assignment = of(SlotAssignment.class);
+        this.membership = of(io.skewguard.schemas.NodeMembership.class);
     }
 
     private <T extends SpecificRecord> Serde<T> of(Class<T> type) {
@@ -64,6 +66,14 @@ final class MigratorSerdes {
 
     Serde<SlotAssignment> assignment() {
         return assignment;
+    }
+
+    Serde<io.skewguard.schemas.NodeMembership> membership() {
+        return membership;
+    }
+
+    Serde<io.skewguard.migrator.policy.Member> member() {
+        return MemberSerde.create();
     }
 
     Serde<MigratorInput> envelope() {

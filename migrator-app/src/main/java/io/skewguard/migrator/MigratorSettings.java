@@ -104,6 +104,8 @@ public record MigratorSettings(
     public static final String MAINTENANCE_FACTOR = "maintenance-factor";
     public static final String MAINTENANCE_HOLD = "maintenance-hold";
     public static final String NODE_KEYS_FILE = "node-keys-file";
+    public static final String AUTO_JOIN = "auto-join";
+    public static final String AUTO_LOSS = "auto-loss";
 
     /** Every setting of the migrator. */
     public static final SettingsModel MODEL = PoisonPills.handledBy(SettingsModel.builder("migrator")
@@ -165,6 +167,14 @@ public record MigratorSettings(
                                     + "capacity events must then carry the signature of the node they name (others are "
                                     + "dead-lettered 'unauthenticated'), and each command to a node is signed with its key "
                                     + "(docs/security.md). Empty: nothing is authenticated."),
+                    Setting.bool(AUTO_JOIN, true,
+                            "A node that reports capacity for the first time after the slot table was built and is not a "
+                                    + "member joins (membership ACTIVE, a repair fills it); false: it is left out of plans "
+                                    + "until an operator adds it (./skewguard node add)."),
+                    Setting.bool(AUTO_LOSS, true,
+                            "A member without a capacity report for node-expiry is lost: replaced in every candidate set "
+                                    + "in one slot-table update (membership LOST, naming the slots and bytes to rebuild from "
+                                    + "replicas); false: it is only forgotten, as before."),
                     CommonSettings.maxClusters(),
                     CommonSettings.maxNodesPerCluster(),
                     CommonSettings.nodeExpiry("1d",
@@ -276,6 +286,16 @@ public record MigratorSettings(
     public Properties streamsProperties() {
         // poison pills go to the dead-letter topic (PoisonPills: the handler keys are fixed above)
         return PoisonPills.routedTo(settings.clientProperties(ClientType.STREAMS), topics().dlq());
+    }
+
+    /** A node reporting capacity for the first time (not a member) joins without an operator. */
+    public boolean autoJoin() {
+        return settings.bool(AUTO_JOIN);
+    }
+
+    /** A member silent for node-expiry is replaced in every candidate set (membership LOST). */
+    public boolean autoLoss() {
+        return settings.bool(AUTO_LOSS);
     }
 
     /** How far ahead of this process's clock a capacity report's or a report's time may lie. */

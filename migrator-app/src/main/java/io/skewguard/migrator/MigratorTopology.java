@@ -44,7 +44,8 @@ import org.apache.kafka.streams.state.Stores;
  *                                                                           │
  *              skew.migration-commands (key node) ◀── command ─────────────┤
  *              skew.slot-table (key cluster/slot, compacted) ◀── row ──────┤
- *              skew.migration-status (key cluster/repair) ◀── repair status┘
+ *              skew.migration-status (key cluster/repair) ◀── repair status┤
+ *              skew.membership (key cluster/node, compacted) ◀── membership┘
  *
  *  skew.slot-table ─▶ global store published-slot-table (the coordinator adopts a table from it)
  * </pre>
@@ -94,9 +95,11 @@ public final class MigratorTopology {
                 topics.slotTable(),
                 Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("published-slot-table"),
                 () -> new PublishedRows(CoordinatorProcessor.PUBLISHED_STORE));
+        builder.addStateStore(store(stores, CoordinatorProcessor.MEMBERSHIP_STORE, serdes.member()));
 
         KStream<String, MigratorInput> decoded = builder
-                .stream(List.of(topics.alerts(), topics.reports(), topics.nodeCapacity(), topics.migrationStatus()),
+                .stream(List.of(topics.alerts(), topics.reports(), topics.nodeCapacity(), topics.migrationStatus(),
+                                topics.membership()),
                         Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("inputs"))
                 .process(() -> new InputDecoder(topics, serdes, settings.slotCount(), settings.futureSkew(), keys,
                         settings.clusters(), settings.limits().nodeExpiry()), Named.as("decode"));
@@ -116,12 +119,13 @@ public final class MigratorTopology {
                 .repartition(Repartitioned.with(Serdes.String(), serdes.envelope()).withName("by-cluster"))
                 .process(() -> new CoordinatorProcessor(settings, serdes), Named.as("coordinator"),
                         CoordinatorProcessor.REPAIR_STORE, CoordinatorProcessor.CAPACITY_STORE,
-                        CoordinatorProcessor.REPORT_STORE, CoordinatorProcessor.SLOT_STORE);
+                        CoordinatorProcessor.REPORT_STORE, CoordinatorProcessor.SLOT_STORE, CoordinatorProcessor.MEMBERSHIP_STORE);
 
         Map<String, KStream<String, MigratorOutput>> byType = outputs.split(Named.as("output-"))
                 .branch((k, v) -> v instanceof MigratorOutput.Command, Branched.as("command"))
                 .branch((k, v) -> v instanceof MigratorOutput.Assignment, Branched.as("assignment"))
                 .branch((k, v) -> v instanceof MigratorOutput.Refused, Branched.as("refused"))
+                .branch((k, v) -> v instanceof MigratorOutput.Membership, Branched.as("membership"))
                 .defaultBranch(Branched.as("repair-status"));
         byType.get("output-command")
                 .mapValues(v -> ((MigratorOutput.Command) v).value(), Named.as("command-value"))
@@ -134,6 +138,9 @@ public final class MigratorTopology {
         byType.get("output-refused")
                 .processValues(RefusedValue::new, Named.as("refused-value"))
                 .to(topics.dlq(), Produced.with(Serdes.String(), Serdes.ByteArray()).withName("refused"));
+        byType.get("output-membership")
+                .mapValues(v -> ((MigratorOutput.Membership) v).value(), Named.as("membership-value"))
+                .to(topics.membership(), Produced.with(Serdes.String(), limit.bound(serdes.membership())).withName("membership"));
         byType.get("output-repair-status")
                 .mapValues(v -> ((MigratorOutput.RepairStatus) v).value(), Named.as("repair-status-value"))
                 .to(topics.migrationStatus(), Produced.with(Serdes.String(), limit.bound(serdes.status())).withName("repair-status"));

@@ -51,6 +51,9 @@ final class MigratorHarness implements AutoCloseable {
     TestOutputTopic<String, SlotAssignment> slotTable;
     TestOutputTopic<String, MigrationStatus> statusOut;
     TestOutputTopic<byte[], byte[]> dlq;
+    TestInputTopic<String, io.skewguard.schemas.NodeMembership> membershipIn;
+    TestOutputTopic<String, io.skewguard.schemas.NodeMembership> membershipOut;
+    final List<io.skewguard.schemas.NodeMembership> allMembership = new ArrayList<>();
     final List<MigrationCommand> allCommands = new ArrayList<>();
     final List<SlotAssignment> allRows = new ArrayList<>();
     final List<MigrationStatus> repairStatus = new ArrayList<>();
@@ -89,17 +92,22 @@ final class MigratorHarness implements AutoCloseable {
         statusOut = driver.createOutputTopic(topics.migrationStatus(), Serdes.String().deserializer(),
                 serde(MigrationStatus.class).deserializer());
         dlq = driver.createOutputTopic(topics.dlq(), Serdes.ByteArray().deserializer(), Serdes.ByteArray().deserializer());
+        membershipIn = driver.createInputTopic(topics.membership(), Serdes.String().serializer(),
+                serde(io.skewguard.schemas.NodeMembership.class).serializer());
+        membershipOut = driver.createOutputTopic(topics.membership(), Serdes.String().deserializer(),
+                serde(io.skewguard.schemas.NodeMembership.class).deserializer());
     }
 
     /** Simulates a crash and restart: a new driver on the same state dir, stores restored from the changelogs. */
     void restart() {
         Map<String, List<KeyValue<String, Object>>> changelogs = new HashMap<>();
         for (String store : List.of(CoordinatorProcessor.REPAIR_STORE, CoordinatorProcessor.CAPACITY_STORE,
-                CoordinatorProcessor.REPORT_STORE, CoordinatorProcessor.SLOT_STORE)) {
+                CoordinatorProcessor.REPORT_STORE, CoordinatorProcessor.SLOT_STORE, CoordinatorProcessor.MEMBERSHIP_STORE)) {
             Serde<?> valueSerde = switch (store) {
                 case CoordinatorProcessor.REPAIR_STORE -> RepairStateSerde.create();
                 case CoordinatorProcessor.CAPACITY_STORE -> serde(CapacityEvent.class);
                 case CoordinatorProcessor.REPORT_STORE -> serde(SkewReport.class);
+                case CoordinatorProcessor.MEMBERSHIP_STORE -> MemberSerde.create();
                 default -> serde(SlotAssignment.class);
             };
             TestOutputTopic<String, ?> changelog = driver.createOutputTopic(settings.applicationId() + "-" + store + "-changelog",
@@ -193,6 +201,7 @@ final class MigratorHarness implements AutoCloseable {
         allCommands.addAll(fresh);
         pending.addAll(fresh);
         allRows.addAll(slotTable.readValuesToList());
+        allMembership.addAll(membershipOut.readValuesToList());
         for (MigrationStatus s : statusOut.readValuesToList()) {
             if (s.getMigrationId().equals(CLUSTER + "/repair")) {
                 repairStatus.add(s);
@@ -216,6 +225,15 @@ final class MigratorHarness implements AutoCloseable {
             drainOutputs();
         }
         return answered;
+    }
+
+    /** An operator's membership record ({@code ./skewguard node ...}). */
+    void sendOperator(String node, io.skewguard.schemas.MembershipState state) {
+        long now = tick();
+        membershipIn.pipeInput(CLUSTER + "/" + node, io.skewguard.schemas.NodeMembership.newBuilder()
+                .setCluster(CLUSTER).setNode(node).setState(state).setSource("operator")
+                .setReason("test").setUpdatedAt(Instant.ofEpochMilli(now)).build(), now);
+        drainOutputs();
     }
 
     /** The latest published row of every slot. */

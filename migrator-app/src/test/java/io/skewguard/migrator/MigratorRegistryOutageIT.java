@@ -68,7 +68,7 @@ class MigratorRegistryOutageIT {
         Topics topics = Topics.defaults();
         broker.createTopics(1, topics.alerts(), topics.reports(), topics.nodeCapacity(), topics.migrationStatus(),
                 topics.migrationCommands(), topics.dlq());
-        broker.createCompactedTopics(1, topics.slotTable());
+        broker.createCompactedTopics(1, topics.slotTable(), topics.membership());
         String mine = "mock://" + scope;
         SimulatedAgents agents = MigratorIT.skewedCluster();
 

@@ -48,7 +48,11 @@ final class SimulatedAgents {
     }
 
     SimulatedAgents node(String id, long totalBytes, Map<Integer, Long> shards) {
-        nodes.put(id, new Node(id, totalBytes, null, new TreeMap<>(shards)));
+        return node(id, totalBytes, null, shards);
+    }
+
+    SimulatedAgents node(String id, long totalBytes, String rack, Map<Integer, Long> shards) {
+        nodes.put(id, new Node(id, totalBytes, rack, new TreeMap<>(shards)));
         return this;
     }
 
@@ -58,6 +62,9 @@ final class SimulatedAgents {
         checkSerialQueue(command);
         if (silentWhen.test(command)) {
             return List.of();
+        }
+        if (!nodes.containsKey(command.getNode())) {
+            return List.of(); // a node that is gone answers nothing
         }
         if (failWhen.test(command)) {
             return List.of(status(command, StepResult.FAILED, "scripted failure", now));

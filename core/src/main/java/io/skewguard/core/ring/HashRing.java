@@ -319,6 +319,49 @@ public final class HashRing {
         return new CandidateSet(chosen);
     }
 
+    /**
+     * The node that takes the place of {@code leaving} in {@code set} (a node drained, lost or removed):
+     * walking clockwise from ring position {@code position} (the slot's point), the first member that
+     * is not in the set, is {@code eligible} (indexed by node index; a live member), and whose rack no
+     * remaining candidate of the set uses (an unknown rack never conflicts). Only when no such node
+     * exists is the rack rule dropped: then the first eligible member not in the set clockwise.
+     *
+     * <p>Pure and deterministic: the same ring, set and eligibility give the same node whatever else
+     * happened before. Cost: at most two walks around the ring (O(P)).
+     *
+     * @param leaving node index leaving the set (need not be on the ring any more)
+     * @param eligible by node index: true for nodes that may take writes; indexes past its end are not eligible
+     * @return the node index of the replacement, or -1 when no eligible member is left outside the set
+     */
+    public int replacement(long position, CandidateSet set, int leaving, boolean[] eligible) {
+        if (points.length == 0) {
+            return -1;
+        }
+        boolean[] rackTaken = new boolean[rackCount];
+        for (int i = 0; i < set.size(); i++) {
+            int member = set.node(i);
+            if (member != leaving && member < rackId.length && rackId[member] >= 0) {
+                rackTaken[rackId[member]] = true;
+            }
+        }
+        int start = pointIndexAtOrAfter(position);
+        int total = points.length;
+        int relaxed = -1;
+        for (int step = 0; step < total; step++) {
+            int node = owner[(start + step) % total];
+            if (node == leaving || set.contains(node) || node >= eligible.length || !eligible[node]) {
+                continue;
+            }
+            if (rackId[node] < 0 || !rackTaken[rackId[node]]) {
+                return node;
+            }
+            if (relaxed < 0) {
+                relaxed = node;
+            }
+        }
+        return relaxed;
+    }
+
     // ---------------------------------------------------------------- accessors
 
     /** The node-id table; indexes returned by {@link #lookup(long)} point into it. */

@@ -14,13 +14,21 @@ import java.util.Set;
  * @param nodes every node with its capacity and rack; ids unique
  * @param shards the shards that may move: (slot, node) with node in that slot's candidate set
  * @param candidateSets slot to its candidate set (node ids, anchor first)
+ * @param draining nodes being drained: every shard of theirs with bytes goes, they take none
  */
-public record ClusterSnapshot(List<NodeCapacity> nodes, List<ShardLoad> shards, Map<Integer, List<String>> candidateSets) {
+public record ClusterSnapshot(List<NodeCapacity> nodes, List<ShardLoad> shards, Map<Integer, List<String>> candidateSets,
+        Set<String> draining) {
+
+    /** A snapshot of a cluster without draining nodes. */
+    public ClusterSnapshot(List<NodeCapacity> nodes, List<ShardLoad> shards, Map<Integer, List<String>> candidateSets) {
+        this(nodes, shards, candidateSets, Set.of());
+    }
 
     public ClusterSnapshot {
         nodes = List.copyOf(nodes);
         shards = List.copyOf(shards);
         candidateSets = Map.copyOf(candidateSets);
+        draining = Set.copyOf(draining);
         Set<String> ids = new HashSet<>();
         for (NodeCapacity n : nodes) {
             if (!ids.add(n.node())) {

@@ -27,6 +27,11 @@ import java.util.Map;
  *       rack already used by another candidate may only replace a source on such a rack too).
  * </ol>
  *
+ * <p>Draining nodes ({@link ClusterSnapshot#draining()}) are sources of every shard they hold with
+ * bytes, coldest first, each to the emptiest eligible target, before anything else and whatever the
+ * CV or the overshoot say; they are never targets, and the CV (and {@code u*}, whose denominator is
+ * the other nodes' total) is that of the other nodes, which will hold the data.
+ *
  * <p>Cost: each step either moves one shard or retires one source; a step costs
  * O(N + shards(source) × N) in the worst case, O(N) typically (the first shard finds a target), on
  * primitive arrays. The projected CV is kept incrementally from Σu and Σu². Deterministic: every tie
@@ -76,6 +81,8 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
         private final double[] used;
         private final double[] total;
         private final int[] rack;
+        private final boolean[] draining;
+        private final int active; // nodes that are not draining: the CV is theirs
         private final double targetU;
         private final boolean[] isSource;
         private final double[] allowance;
@@ -96,6 +103,7 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
             used = new double[n];
             total = new double[n];
             rack = new int[n];
+            draining = new boolean[n];
             Map<String, Integer> index = new HashMap<>();
             Map<String, Integer> racks = new HashMap<>();
             for (int i = 0; i < n; i++) {
@@ -105,12 +113,29 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
                 total[i] = c.totalBytes();
                 rack[i] = c.rack() == null ? -1 : racks.computeIfAbsent(c.rack(), r -> racks.size());
                 index.put(c.node(), i);
+                draining[i] = snapshot.draining().contains(c.node());
             }
-            targetU = snapshot.targetUtilisation();
+            double usedAll = 0;
+            double totalActive = 0;
+            int activeCount = 0;
+            for (int i = 0; i < n; i++) {
+                usedAll += used[i];
+                if (!draining[i]) {
+                    totalActive += total[i];
+                    activeCount++;
+                }
+            }
+            active = activeCount;
+            targetU = totalActive == 0 ? 0.0 : usedAll / totalActive;
             isSource = new boolean[n];
             allowance = new double[n];
             int targets = 0;
             for (int i = 0; i < n; i++) {
+                if (draining[i]) {
+                    isSource[i] = true;
+                    allowance[i] = Double.POSITIVE_INFINITY;
+                    continue; // outside the CV: its whole content goes
+                }
                 double excess = used[i] - targetU * total[i];
                 if (excess > EPSILON * total[i]) {
                     isSource[i] = true;
@@ -118,9 +143,13 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
                 } else {
                     targets++;
                 }
-                double u = used[i] / total[i];
-                sumU += u;
-                sumU2 += u * u;
+            }
+            for (int i = 0; i < n; i++) {
+                if (!draining[i]) {
+                    double u = used[i] / total[i];
+                    sumU += u;
+                    sumU2 += u * u;
+                }
             }
             targetsByU = new int[targets];
             int t = 0;
@@ -166,12 +195,23 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
 
         MigrationPlan plan() {
             double initialCv = cv();
-            if (initialCv <= targetCv) {
+            boolean drainLeft = false;
+            for (int i = 0; i < n; i++) {
+                for (int shard : draining[i] ? shardsByNode[i] : new int[0]) {
+                    drainLeft |= shardBytes[shard] > 0;
+                }
+            }
+            if (initialCv <= targetCv && !drainLeft) {
                 return new MigrationPlan(List.of(), initialCv, initialCv, targetCv, MigrationPlan.Outcome.BALANCED);
             }
-            boolean[] retired = new boolean[n];
             List<Move> moves = new ArrayList<>();
-            double cv = initialCv;
+            for (int i = 0; i < n; i++) {
+                if (draining[i]) {
+                    drain(i, moves);
+                }
+            }
+            boolean[] retired = new boolean[n];
+            double cv = cv();
             while (cv > targetCv) {
                 int source = fullestSource(retired);
                 if (source < 0) {
@@ -190,11 +230,35 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
             return new MigrationPlan(moves, initialCv, projected, targetCv, outcome);
         }
 
+        /** Every shard of draining node {@code source} with bytes, coldest first, to the emptiest eligible target. */
+        private void drain(int source, List<Move> moves) {
+            for (int shard : shardsByNode[source]) {
+                if (shardBytes[shard] == 0) {
+                    continue;
+                }
+                int slot = shardSlot[shard];
+                int[] set = candidates.get(slot);
+                int target = emptiestForDrain(set, source);
+                if (target < 0) {
+                    continue; // no node may take it now; a later plan tries again
+                }
+                long bytes = shardBytes[shard];
+                apply(source, target, bytes);
+                shardMoved[shard] = true;
+                for (int k = 0; k < set.length; k++) {
+                    if (set[k] == source) {
+                        set[k] = target;
+                    }
+                }
+                moves.add(new Move(slot, ids[source], ids[target], bytes));
+            }
+        }
+
         private int fullestSource(boolean[] retired) {
             int best = -1;
             double bestU = targetU;
             for (int i = 0; i < n; i++) {
-                if (isSource[i] && !retired[i]) {
+                if (isSource[i] && !retired[i] && !draining[i]) {
                     double u = used[i] / total[i];
                     if (u > bestU + EPSILON) {
                         best = i;
@@ -236,6 +300,17 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
             return Double.NaN;
         }
 
+        /** Any node that is not draining may take a drained shard (sources too: the drain comes first). */
+        private int emptiestForDrain(int[] set, int source) {
+            int best = -1;
+            for (int i = 0; i < n; i++) {
+                if (!draining[i] && eligible(set, source, i) && (best < 0 || before(i, best))) {
+                    best = i;
+                }
+            }
+            return best;
+        }
+
         private int emptiestEligible(int[] set, int source) {
             for (int target : targetsByU) {
                 if (eligible(set, source, target)) {
@@ -269,6 +344,11 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
         }
 
         private double cvAfter(int source, int target, long bytes) {
+            if (draining[source]) {
+                double ut = used[target] / total[target];
+                double ut2 = (used[target] + bytes) / total[target];
+                return cvOf(sumU - ut + ut2, sumU2 - ut * ut + ut2 * ut2);
+            }
             double us = used[source] / total[source];
             double ut = used[target] / total[target];
             double us2 = (used[source] - bytes) / total[source];
@@ -285,6 +365,10 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
             used[target] += bytes;
             double us2 = used[source] / total[source];
             double ut2 = used[target] / total[target];
+            if (draining[source]) {
+                us = 0;
+                us2 = 0; // outside the CV
+            }
             sumU += us2 + ut2 - us - ut;
             sumU2 += us2 * us2 + ut2 * ut2 - us * us - ut * ut;
             reposition(target);
@@ -292,6 +376,9 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
 
         /** The target's utilisation only grew: slide it right to its sorted place. */
         private void reposition(int target) {
+            if (isSource[target]) {
+                return; // a source that took a drained shard: not in the target list
+            }
             int pos = 0;
             while (targetsByU[pos] != target) {
                 pos++;
@@ -322,21 +409,24 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
         }
 
         private double cvOf(double s, double s2) {
-            if (n == 0) {
+            if (active == 0) {
                 return 0.0;
             }
-            double mean = s / n;
+            double mean = s / active;
             if (mean <= 0) {
                 return 0.0;
             }
-            double variance = Math.max(0.0, s2 / n - mean * mean);
+            double variance = Math.max(0.0, s2 / active - mean * mean);
             return Math.sqrt(variance) / mean;
         }
 
         private double exactCv() {
-            double[] u = new double[n];
+            double[] u = new double[active];
+            int k = 0;
             for (int i = 0; i < n; i++) {
-                u[i] = used[i] / total[i];
+                if (!draining[i]) {
+                    u[k++] = used[i] / total[i];
+                }
             }
             return io.skewguard.core.stats.CoefficientOfVariation.of(u);
         }

@@ -85,7 +85,18 @@ public final class RepairCoordinator {
         if (state.repairing()) {
             return new Result(state, List.of());
         }
-        String message = String.format(Locale.ROOT, "repair started: capacity CV %.4f confirmed above threshold", capacityCv);
+        return startRepair(state, String.format(Locale.ROOT, "repair started: capacity CV %.4f confirmed above threshold", capacityCv),
+                now, view);
+    }
+
+    /**
+     * Starts a repair for the reason {@code message} (a node joined, is draining, was lost or
+     * removed) unless one runs; the message is the repair status's.
+     */
+    public Result startRepair(RepairState state, String message, long now, Supplier<ClusterView> view) {
+        if (state.repairing()) {
+            return new Result(state, List.of());
+        }
         LOG.info("{}: {}", state.cluster(), message);
         RepairState started = new RepairState(state.cluster(), true, state.batchSeq(), state.batch(), state.unreported(),
                 state.writeLoad(), state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), message, state.routingEpoch(), 0,
@@ -272,7 +283,7 @@ public final class RepairCoordinator {
             return new Result(state, effects); // no capacity figures yet: wait for them
         }
         List<AppliedMove> unreported = SnapshotAssembler.stillUnreported(state.unreported(), v.readings());
-        ClusterSnapshot snapshot = SnapshotAssembler.assemble(v.readings(), v.slotHeat(), v.candidateSets(), unreported);
+        ClusterSnapshot snapshot = SnapshotAssembler.assemble(v.readings(), v.slotHeat(), v.candidateSets(), unreported, v.draining());
         MigrationPlan plan = planner.plan(snapshot);
         if (plan.moves().isEmpty()) {
             boolean reached = plan.outcome() != MigrationPlan.Outcome.NO_IMPROVING_MOVE;

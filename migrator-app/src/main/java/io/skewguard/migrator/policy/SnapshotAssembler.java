@@ -19,6 +19,12 @@ public final class SnapshotAssembler {
 
     public static ClusterSnapshot assemble(
             List<CapacityReading> readings, long[] slotHeat, Map<Integer, List<String>> candidateSets, List<AppliedMove> unreported) {
+        return assemble(readings, slotHeat, candidateSets, unreported, java.util.Set.of());
+    }
+
+    /** As above, with the nodes being drained (sources of every shard they hold, never targets). */
+    public static ClusterSnapshot assemble(List<CapacityReading> readings, long[] slotHeat, Map<Integer, List<String>> candidateSets,
+            List<AppliedMove> unreported, java.util.Set<String> draining) {
         Map<String, long[]> used = new HashMap<>();
         Map<String, Map<Integer, Long>> shards = new HashMap<>();
         Map<String, CapacityReading> byNode = new HashMap<>();
@@ -52,7 +58,9 @@ public final class SnapshotAssembler {
                 }
             });
         }
-        return new ClusterSnapshot(nodes, shardLoads, candidateSets);
+        java.util.Set<String> known = new java.util.HashSet<>(draining);
+        known.retainAll(byNode.keySet());
+        return new ClusterSnapshot(nodes, shardLoads, candidateSets, known);
     }
 
     /** The moves some report still does not show. */

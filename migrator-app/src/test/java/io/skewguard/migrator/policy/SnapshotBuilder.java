@@ -11,6 +11,7 @@ final class SnapshotBuilder {
     private final List<NodeCapacity> nodes = new ArrayList<>();
     private final List<ShardLoad> shards = new ArrayList<>();
     private final Map<Integer, List<String>> sets = new HashMap<>();
+    private final java.util.Set<String> draining = new java.util.HashSet<>();
 
     static SnapshotBuilder cluster() {
         return new SnapshotBuilder();
@@ -36,7 +37,13 @@ final class SnapshotBuilder {
         return this;
     }
 
+    /** Marks {@code node} as being drained. */
+    SnapshotBuilder draining(String node) {
+        draining.add(node);
+        return this;
+    }
+
     ClusterSnapshot build() {
-        return new ClusterSnapshot(nodes, shards, sets);
+        return new ClusterSnapshot(nodes, shards, sets, draining);
     }
 }
