@@ -110,6 +110,8 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     private Sensor deadLetters;
     /** Clusters seen in the repair store since {@link #init} (see {@link #remember}). */
     private final Set<String> known = new HashSet<>();
+    /** Clusters whose slot table is in the {@code slot-table} store since {@link #init}. */
+    private final Set<String> tabled = new HashSet<>();
     /** Routing epoch of a table adopted while the coordinator decided, for the state it returns (see {@link #apply}). */
     private final Map<String, Long> adoptedEpochs = new HashMap<>();
     /**
@@ -131,6 +133,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     @Override
     public void init(ProcessorContext<String, MigratorOutput> context) {
         this.context = context;
+        this.tabled.clear();
         this.known.clear(); // a re-initialised task may have restored less than this instance saw
         this.repairs = context.getStateStore(REPAIR_STORE);
         this.capacity = context.getStateStore(CAPACITY_STORE);
@@ -163,6 +166,13 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         }
         String cluster = input.cluster();
         long now = context.currentSystemTimeMs();
+        if (!tabled.contains(cluster)) {
+            // a table on the topic is adopted before anything is decided: a capacity report is then
+            // judged against it (member or joined), and a plan starts from its routing epoch and batch number
+            if (hasTable(cluster) || !adopt(cluster, now).isEmpty()) {
+                tabled.add(cluster);
+            }
+        }
         if (input instanceof MigratorInput.Capacity c) {
             if (refusedAsNewCluster(record, cluster) || refusedAsNewNode(record, c.value())) {
                 return;
@@ -347,6 +357,11 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                     }
                 }
             }
+            Set<String> silent = autoLoss ? silentMembers(cluster, now) : Set.of();
+            for (String node : silent) {
+                leave(cluster, node, Member.Standing.LOST, "lost: named in the slot table but no capacity report for "
+                        + io.skewguard.runtime.settings.Durations.format(limits.nodeExpiry()), now);
+            }
             for (String node : new java.util.TreeSet<>(gone)) {
                 if (autoLoss && planned(cluster, node)) {
                     leave(cluster, node, Member.Standing.LOST, "lost: no capacity report for "
@@ -365,6 +380,31 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         }
     }
 
+    /**
+     * Members named in the cluster's slot table that never sent this migrator a capacity report (a
+     * table adopted from the topic names nodes that may have failed before this deployment started):
+     * silent from the sweep that first sees them on, and lost after {@code node-expiry} of it.
+     */
+    private Set<String> silentMembers(String cluster, long now) {
+        Set<String> named = new java.util.TreeSet<>();
+        for (MembershipChanges.Row row : rows(cluster)) {
+            named.addAll(row.candidates());
+        }
+        Set<String> silent = new java.util.TreeSet<>();
+        for (String node : named) {
+            if (capacity.get(storeKey(cluster, node)) != null) {
+                continue;
+            }
+            Member m = members.get(storeKey(cluster, node));
+            if (m == null) {
+                members.put(storeKey(cluster, node), Member.active(node, null, now)); // silent from now on
+            } else if (m.standing().planned() && limits.expired(m.since(), now)) {
+                silent.add(node);
+            }
+        }
+        return silent;
+    }
+
     private void removeCluster(String cluster, long now) {
         List<String> rows = new ArrayList<>();
         try (KeyValueIterator<String, SlotAssignment> it = slots.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
@@ -376,6 +416,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         }
         rows.forEach(slots::delete);
         removedHere.add(cluster);
+        tabled.remove(cluster);
         List<String> memberRows = new ArrayList<>();
         try (KeyValueIterator<String, Member> it = members.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
             while (it.hasNext()) {
@@ -593,6 +634,15 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         return new ClusterView(readings, heat, sets);
     }
 
+    private boolean namedInTable(String cluster, String node) {
+        for (MembershipChanges.Row row : rows(cluster)) {
+            if (row.candidates().contains(node)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * Adopts the cluster's slot table as the topic holds it (a new deployment, a lost state
      * directory): its rows go to the {@code slot-table} store as they are (they are on the topic
@@ -634,7 +684,14 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         }
         // saved now as well as in apply: the table is in the store from here on, and a switch must
         // never start again from epoch 0 even if this input ends up dead-lettered
-        repairs.put(cluster, state.withRoutingEpoch(Math.max(state.routingEpoch(), epoch)));
+        // batch numbers go on from the clock in seconds: the deployment before this one numbered its
+        // batches from 1 as well, and an agent remembers finished migrations by id for days; a new
+        // migration under an old id could be answered from that memory
+        repairs.put(cluster, state.withRoutingEpoch(Math.max(state.routingEpoch(), epoch))
+                .withBatchSeq(Math.max(state.batchSeq(), now / 1000)));
+        if (stored == null && clusterCount >= 0) {
+            clusterCount++;
+        }
         adoptedEpochs.put(cluster, epoch);
         LOG.info("adopted the slot table of cluster {} from the topic: {} slots at routing epoch {}", cluster, rows.size(), epoch);
         if (rows.size() != settings.slotCount()) {
@@ -761,10 +818,11 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         String node = event.getNode();
         Member m = members.get(storeKey(cluster, node));
         if (first && (m == null || m.standing() == Member.Standing.LOST)) {
-            if (!hasTable(cluster)) {
+            if (!hasTable(cluster) || m == null && namedInTable(cluster, node)) {
                 members.put(storeKey(cluster, node), Member.active(node, event.getRack(), now));
                 publishMembership(cluster, node, MembershipState.ACTIVE, event.getRack(), event.getTotalBytes(),
-                        "member: reported capacity before the slot table was built", null, now);
+                        hasTable(cluster) ? "member: named in the slot table" : "member: reported capacity before the slot table was built",
+                        null, now);
             } else if (settings.autoJoin()) {
                 String reason = "joined: first capacity report" + (event.getRack() == null ? "" : ", rack " + event.getRack())
                         + ", " + MembershipChanges.bytes(event.getTotalBytes()) + " capacity";

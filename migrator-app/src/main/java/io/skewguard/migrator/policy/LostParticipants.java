@@ -9,7 +9,8 @@ import java.util.Set;
 /**
  * What a running batch is told about participants that are gone (lost or removed), as answers its
  * state machine already understands, so the batch neither waits for them nor runs a step they
- * cannot take: before the commit point the batch aborts as a whole (a COPY or PREPARE failure);
+ * cannot take: before the commit point the batch aborts as a whole (a COPY or PREPARE failure); a
+ * copy carried past the switch of other migrations fails on its own (the next batch aborts it);
  * after it, and while aborting, the gone node's COMMIT, CLEANUP and ABORT count as answered (the
  * live participant is still waited for).
  */
@@ -29,7 +30,12 @@ public final class LostParticipants {
                 if (!gone.contains(node)) {
                     continue;
                 }
-                if (phase instanceof BatchPhase.Copying) {
+                if (!(phase instanceof BatchPhase.Copying) && m.state() instanceof MigrationState.Copying) {
+                    // a copy carried past the switch of others: it fails on its own, the switch goes on
+                    answers.add(new StatusEvent(m.id(), m.target(), MigrationPhase.COPY, StepResult.FAILED, 0,
+                            node + " is gone (" + reason + ")", now));
+                    break;
+                } else if (phase instanceof BatchPhase.Copying) {
                     // the state machine takes COPY answers from the target only: one failure aborts the batch
                     return List.of(new StatusEvent(m.id(), m.target(), MigrationPhase.COPY, StepResult.FAILED, 0,
                             node + " is gone (" + reason + ")", now));

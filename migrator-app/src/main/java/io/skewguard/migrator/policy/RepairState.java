@@ -82,6 +82,12 @@ public record RepairState(
                 batchesCommitted, batchesAborted, lastMessage, routingEpoch, consecutiveAborts, copyBytesPerSec, maintenanceLevel, driftSince);
     }
 
+    /** The state whose next batch is number {@code seq} + 1. */
+    public RepairState withBatchSeq(long seq) {
+        return new RepairState(cluster, repairing, seq, batch, unreported, writeLoad, budgetBytesPerSec, bytesMoved,
+                batchesCommitted, batchesAborted, lastMessage, routingEpoch, consecutiveAborts, copyBytesPerSec, maintenanceLevel, driftSince);
+    }
+
     /** The state after a switch raised the table's routing epoch. */
     public RepairState withRoutingEpoch(long next) {
         return new RepairState(cluster, repairing, batchSeq, batch, unreported, writeLoad, budgetBytesPerSec, bytesMoved,
