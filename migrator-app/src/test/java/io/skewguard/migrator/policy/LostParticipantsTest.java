@@ -42,9 +42,28 @@ class LostParticipantsTest {
     }
 
     @Test
-    void pastTheCommitPointTheLostNodesCommitAndCleanupCountAsAnswered() {
+    void aLostNodeOfACopyCarriedPastTheSwitchFailsThatCopyAloneAndTheSwitchGoesOn() {
         SwitchBatch batch = copying();
-        batch = feed(batch, done(batch, 1, "b", MigrationPhase.COPY), done(batch, 2, "d", MigrationPhase.COPY));
+        batch = feed(batch, done(batch, 1, "b", MigrationPhase.COPY)); // slot 1 switches, slot 2 is carried
+        assertThat(batch.phase()).isInstanceOf(BatchPhase.Preparing.class);
+        List<StatusEvent> answers = LostParticipants.answers(batch, Set.of("d"), "lost", 5);
+        assertThat(answers).singleElement().satisfies(a -> {
+            assertThat(a.phase()).isEqualTo(MigrationPhase.COPY);
+            assertThat(a.outcome()).isEqualTo(StepResult.FAILED);
+        });
+        SwitchBatch after = feed(batch, answers.toArray(StatusEvent[]::new));
+        assertThat(after.phase()).isInstanceOf(BatchPhase.Preparing.class);
+        assertThat(after.migrations()).filteredOn(m -> m.slot() == 2).singleElement()
+                .satisfies(m -> assertThat(m.state()).isInstanceOf(MigrationState.CopyFailed.class));
+    }
+
+    @Test
+    void pastTheCommitPointTheLostNodesCommitAndCleanupCountAsAnswered() {
+        // both copies complete when the switch starts (a batch restored with both copied switches on the clock)
+        SwitchBatch copying = copying();
+        SwitchBatch batch = machine.onTick(copying.with(copying.migrations().stream()
+                .map(m -> m.with(new MigrationState.Copied())).toList()), 0).batch();
+        assertThat(batch.phase()).isInstanceOf(BatchPhase.Preparing.class);
         batch = feed(batch, done(batch, 1, "a", MigrationPhase.PREPARE), done(batch, 1, "b", MigrationPhase.PREPARE),
                 done(batch, 2, "c", MigrationPhase.PREPARE), done(batch, 2, "d", MigrationPhase.PREPARE));
         assertThat(batch.phase()).isEqualTo(new BatchPhase.Committing(0));
