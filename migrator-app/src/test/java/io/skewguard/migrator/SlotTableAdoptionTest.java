@@ -87,6 +87,12 @@ class SlotTableAdoptionTest {
                 && c.getSlot() == s && c.getSourceNode().equals("n1") && c.getTargetNode().equals(target)
                 && c.getRoutingEpoch() == 3);
         assertThat(harness.allCommands).anyMatch(c -> c.getPhase() == MigrationPhase.COPY); // the repair runs on the adopted table
+        // its batches are numbered from the clock in seconds, never again from 1: an agent remembers the
+        // former deployment's migrations by id
+        long adoptedAtSeconds = 1_000_000 / 1000; // the harness's clock starts at 1 000 000 ms
+        assertThat(harness.allCommands).filteredOn(c -> c.getPhase() == MigrationPhase.COPY)
+                .allSatisfy(c -> assertThat(Long.parseLong(c.getMigrationId().split("/")[1].substring(1)))
+                        .isGreaterThan(adoptedAtSeconds));
 
         harness.runAgents(agents, 10_000);
 
@@ -99,6 +105,40 @@ class SlotTableAdoptionTest {
         }
         assertThat(agents.capacityCv()).isLessThanOrEqualTo(0.10);
         assertThat(agents.serialQueueViolations).isEmpty();
+    }
+
+    @Test
+    void aNodeTheAdoptedTableNamesThatNeverReportsIsLostAfterNodeExpiryAndReplacedInOneUpdate() {
+        SimulatedAgents agents = skewedCluster();
+        harness = new MigratorHarness(stateDir, Map.of("node-expiry", "1h"));
+        // the former deployment's table names n7, which failed before this one started: it never reports
+        List<String> withN7 = new ArrayList<>(NODES);
+        withN7.add("n7");
+        SlotTable table = SlotTable.fromRing(HashRing.of(withN7.stream().map(id -> new Node(id, null, 1.0)).toList(), 150), 2, 16);
+        TestInputTopic<String, SlotAssignment> topic = slotTableTopic();
+        for (int slot = 0; slot < 16; slot++) {
+            topic.pipeInput(CLUSTER + "/" + slot, row(CLUSTER, slot, 3, table.candidateIds(slot)));
+        }
+        long named = java.util.stream.IntStream.range(0, 16).filter(slot -> table.candidateIds(slot).contains("n7")).count();
+        assertThat(named).isPositive();
+
+        harness.sendCapacity(agents); // the six live nodes: members of the adopted table, not joins
+        assertThat(harness.allMembership).noneMatch(m -> m.getReason() != null && m.getReason().startsWith("joined"));
+        for (int i = 0; i < 8; i++) { // two hours, the live nodes keep reporting
+            harness.advance(java.time.Duration.ofMinutes(15));
+            harness.sendCapacity(agents);
+        }
+
+        assertThat(harness.allMembership).filteredOn(m -> m.getNode().equals("n7")).last().satisfies(m -> {
+            assertThat(m.getState()).isEqualTo(io.skewguard.schemas.MembershipState.LOST);
+            assertThat(m.getReason()).contains("no capacity report").contains("replaced in " + named + " candidate sets");
+            assertThat(m.getRoutingEpoch()).isEqualTo(4L);
+        });
+        Map<Integer, SlotAssignment> latest = new HashMap<>();
+        harness.allRows.forEach(r -> latest.put(r.getSlot(), r));
+        assertThat(latest.values()).noneMatch(r -> r.getCandidates().contains("n7"));
+        assertThat(latest.values()).filteredOn(r -> table.candidateIds(r.getSlot()).contains("n7"))
+                .hasSize((int) named).allMatch(r -> r.getRoutingEpoch() == 4);
     }
 
     @Test
