@@ -32,8 +32,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "node", mixinStandardHelpOptions = true,
         description = {"Adds, drains and removes storage nodes of a cluster, and lists them.",
-                "Each change is one record on the compacted membership topic (key <cluster>/<node>, source operator);",
-                "the migrator carries it out through the slot table and migrations."},
+                    "Each change is one record on the compacted membership topic (key <cluster>/<node>, source operator); the migrator carries it out through the slot table and migrations."},
         subcommands = {NodeCommand.ListNodes.class, NodeCommand.Add.class, NodeCommand.Drain.class, NodeCommand.Remove.class})
 public final class NodeCommand {
 
@@ -196,10 +195,7 @@ public final class NodeCommand {
     }
 
     @Command(name = "list", mixinStandardHelpOptions = true, modelTransformer = Flags.class,
-            description = {"Lists the cluster's nodes: rack, membership state, who set it, when and why (membership topic);",
-                    "used and total bytes and utilisation (the cluster's latest report); how many candidate sets hold each",
-                    "node and in how many it is read-only (slot table). A node known only from the report or the slot table",
-                    "is a member without a record (state 'member'); the migrator takes it as ACTIVE.",
+            description = {"Lists the cluster's nodes: rack, membership state, who set it, when and why (membership topic); used and total bytes and utilisation (the cluster's latest report); how many candidate sets hold each node and in how many it is read-only (slot table). A node known only from the report or the slot table is a member without a record (state 'member'); the migrator takes it as ACTIVE.",
                     "Exit code: 0 listed, 2 a bad setting, 3 Kafka or the registry failed."})
     static final class ListNodes extends Subcommand {
         @Override
@@ -211,15 +207,9 @@ public final class NodeCommand {
 
     @Command(name = "add", mixinStandardHelpOptions = true, modelTransformer = Flags.class,
             description = {"Adds NODE to the cluster: records it ACTIVE, with its rack and capacity if given.",
-                    "Next, the migrator takes it as a migration target once it reports capacity: if no repair runs it starts one",
-                    "and moves cold shards to it at the normal rate limits until the capacity CV is under target-cv.",
-                    "Also takes back a DRAINED, REMOVED or LOST node. (With auto-join, the default, the migrator also takes a",
-                    "node that reports capacity without a record; add records its rack and capacity, and is needed with",
-                    "auto-join=false.)",
-                    "Nothing is written for a node that is already ACTIVE (exit code 0; add does not change a member's rack",
-                    "or capacity). Refused: a DRAINING node (cancel the drain with 'node drain NODE --cancel'), a bad size.",
-                    "Exit code: 0 written or nothing to do, 2 refused or a bad setting (one line; nothing written), 3 Kafka or",
-                    "the registry failed."})
+                    "Next, the migrator takes it as a migration target once it reports capacity: if no repair runs it starts one and moves cold shards to it at the normal rate limits until the capacity CV is under target-cv.",
+                    "Also takes back a DRAINED, REMOVED or LOST node. (With auto-join, the default, the migrator also takes a node that reports capacity without a record; add records its rack and capacity, and is needed with auto-join=false.) Nothing is written for a node that is already ACTIVE (exit code 0; add does not change a member's rack or capacity). Refused: a DRAINING node (cancel the drain with 'node drain NODE --cancel'), a bad size.",
+                    "Exit code: 0 written or nothing to do, 2 refused or a bad setting (one line; nothing written), 3 Kafka or the registry failed."})
     static final class Add extends Change {
         @Option(names = "--rack", paramLabel = "RACK", description = "The node's rack (failure domain); candidates of a set are on distinct racks.")
         String rack;
@@ -247,16 +237,9 @@ public final class NodeCommand {
     }
 
     @Command(name = "drain", mixinStandardHelpOptions = true, modelTransformer = Flags.class,
-            description = {"Drains NODE: records it DRAINING. Prints first what it holds, the free space left on the other live",
-                    "nodes and the cluster's utilisation once the drain is done.",
-                    "Next, the migrator marks the node read-only in every candidate set that holds it (it keeps serving reads,",
-                    "takes no new writes), moves its shards away at the normal rate limits, then takes it out of every candidate",
-                    "set and records it DRAINED. --cancel records a DRAINING node ACTIVE again: the migrator clears the read-only",
-                    "marks; shards already moved stay where they are.",
-                    "Refused (one line, nothing written): a node the cluster does not know; a node that is not ACTIVE; the last",
-                    "live node of a rack when the other live nodes would span fewer racks than the candidate-set size; a node",
-                    "whose used bytes do not fit on the other live nodes below 1 - drain-headroom of their capacity (10% by",
-                    "default). Nothing is written for a node already DRAINING (exit code 0).",
+            description = {"Drains NODE: records it DRAINING. Prints first what it holds, the free space left on the other live nodes and the cluster's utilisation once the drain is done.",
+                    "Next, the migrator marks the node read-only in every candidate set that holds it (it keeps serving reads, takes no new writes), moves its shards away at the normal rate limits, then takes it out of every candidate set and records it DRAINED. --cancel records a DRAINING node ACTIVE again: the migrator clears the read-only marks; shards already moved stay where they are.",
+                    "Refused (one line, nothing written): a node the cluster does not know; a node that is not ACTIVE; the last live node of a rack when the other live nodes would span fewer racks than the candidate-set size; a node whose used bytes do not fit on the other live nodes below 1 - drain-headroom of their capacity (10%% by default). Nothing is written for a node already DRAINING (exit code 0).",
                     "Exit code: 0 written or nothing to do, 2 refused or a bad setting, 3 Kafka or the registry failed."})
     static final class Drain extends Change {
         @Option(names = "--cancel", description = "Cancel the drain of a DRAINING node: it becomes ACTIVE again.")
@@ -270,13 +253,8 @@ public final class NodeCommand {
 
     @Command(name = "remove", mixinStandardHelpOptions = true, modelTransformer = Flags.class,
             description = {"Removes NODE at once (it is gone, or must go now): records it REMOVED.",
-                    "Next, in one slot-table update the migrator replaces it in every candidate set that holds it by the next live",
-                    "node clockwise on the ring whose rack the set does not use yet, records it REMOVED with the slots and bytes",
-                    "the storage layer must rebuild from replicas, and a repair rebalances as usual. To move its shards away",
-                    "first while it still serves, use 'node drain' instead.",
-                    "Refused (one line, nothing written): a node the cluster does not know; the last live node of a rack when the",
-                    "other live nodes would span fewer racks than the candidate-set size. Nothing is written for a node already",
-                    "REMOVED or LOST (exit code 0).",
+                    "Next, in one slot-table update the migrator replaces it in every candidate set that holds it by the next live node clockwise on the ring whose rack the set does not use yet, records it REMOVED with the slots and bytes the storage layer must rebuild from replicas, and a repair rebalances as usual. To move its shards away first while it still serves, use 'node drain' instead.",
+                    "Refused (one line, nothing written): a node the cluster does not know; the last live node of a rack when the other live nodes would span fewer racks than the candidate-set size. Nothing is written for a node already REMOVED or LOST (exit code 0).",
                     "Exit code: 0 written or nothing to do, 2 refused or a bad setting, 3 Kafka or the registry failed."})
     static final class Remove extends Change {
         @Override
