@@ -73,7 +73,7 @@ final class MigratorSerdes {
     }
 
     Serde<io.skewguard.migrator.policy.Member> member() {
-        return MemberSerde.create();
+        return JsonStateSerde.of(io.skewguard.migrator.policy.Member.class, "membership record");
     }
 
     Serde<MigratorInput> envelope() {
@@ -81,6 +81,6 @@ final class MigratorSerdes {
     }
 
     Serde<RepairState> repairState() {
-        return RepairStateSerde.create();
+        return JsonStateSerde.of(io.skewguard.migrator.policy.RepairState.class, "repair state");
     }
 }

@@ -104,10 +104,10 @@ final class MigratorHarness implements AutoCloseable {
         for (String store : List.of(CoordinatorProcessor.REPAIR_STORE, CoordinatorProcessor.CAPACITY_STORE,
                 CoordinatorProcessor.REPORT_STORE, CoordinatorProcessor.SLOT_STORE, CoordinatorProcessor.MEMBERSHIP_STORE)) {
             Serde<?> valueSerde = switch (store) {
-                case CoordinatorProcessor.REPAIR_STORE -> RepairStateSerde.create();
+                case CoordinatorProcessor.REPAIR_STORE -> JsonStateSerde.of(io.skewguard.migrator.policy.RepairState.class, "repair state");
                 case CoordinatorProcessor.CAPACITY_STORE -> serde(CapacityEvent.class);
                 case CoordinatorProcessor.REPORT_STORE -> serde(SkewReport.class);
-                case CoordinatorProcessor.MEMBERSHIP_STORE -> MemberSerde.create();
+                case CoordinatorProcessor.MEMBERSHIP_STORE -> JsonStateSerde.of(io.skewguard.migrator.policy.Member.class, "membership record");
                 default -> serde(SlotAssignment.class);
             };
             TestOutputTopic<String, ?> changelog = driver.createOutputTopic(settings.applicationId() + "-" + store + "-changelog",

@@ -2,24 +2,25 @@ package io.skewguard.migrator;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.skewguard.migrator.policy.RepairState;
 import java.io.IOException;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 
 /**
- * The coordinator's per-cluster state as JSON: readable in the changelog with any console consumer,
+ * The coordinator's own state records (a cluster's {@code RepairState}, a node's {@code Member}) as JSON:
+ * readable in the changelog with any console consumer,
  * and tolerant of fields added later (unknown fields are ignored on read).
  */
-final class RepairStateSerde {
+final class JsonStateSerde {
 
     private static final ObjectMapper JSON = new ObjectMapper()
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
-    private RepairStateSerde() {}
+    private JsonStateSerde() {}
 
-    static Serde<RepairState> create() {
+    /** The serde of {@code type}; {@code what} names it in errors ("repair state"). */
+    static <T> Serde<T> of(Class<T> type, String what) {
         return Serdes.serdeFrom(
                 (topic, state) -> {
                     if (state == null) {
@@ -28,7 +29,7 @@ final class RepairStateSerde {
                     try {
                         return JSON.writeValueAsBytes(state);
                     } catch (IOException e) {
-                        throw new SerializationException(topic + ": cannot write repair state", e);
+                        throw new SerializationException(topic + ": cannot write " + what, e);
                     }
                 },
                 (topic, bytes) -> {
@@ -36,9 +37,9 @@ final class RepairStateSerde {
                         return null;
                     }
                     try {
-                        return JSON.readValue(bytes, RepairState.class);
+                        return JSON.readValue(bytes, type);
                     } catch (IOException e) {
-                        throw new SerializationException(topic + ": cannot read repair state", e);
+                        throw new SerializationException(topic + ": cannot read " + what, e);
                     }
                 });
     }
