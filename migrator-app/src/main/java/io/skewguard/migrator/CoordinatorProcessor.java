@@ -12,6 +12,7 @@ import io.skewguard.migrator.policy.MembershipChanges;
 import io.skewguard.schemas.MembershipState;
 import io.skewguard.schemas.NodeMembership;
 import io.skewguard.migrator.policy.Migration;
+import io.skewguard.migrator.policy.MigrationState;
 import io.skewguard.migrator.policy.RepairCoordinator;
 import io.skewguard.migrator.policy.RepairState;
 import io.skewguard.migrator.policy.StatusEvent;
@@ -495,7 +496,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             } else if (effect instanceof Effect.SwitchSlot e) {
                 Migration m = e.migration();
                 long epoch = state.routingEpoch() + 1;
-                state = state.withRoutingEpoch(epoch);
+                state = state.withRoutingEpoch(epoch).withSwitchEpoch(m.id(), epoch);
                 SlotAssignment row = row(state.cluster(), m.slot());
                 List<String> candidates = new ArrayList<>(row.getCandidates());
                 int at = candidates.indexOf(m.source());
@@ -559,9 +560,23 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                 .setTargetNode(m.target())
                 .setShardBytes(m.bytes())
                 .setMaxBytesPerSec(e.phase() == MigrationPhase.COPY ? RepairCoordinator.copyBudget(state) : 0)
-                .setRoutingEpoch(row(state.cluster(), m.slot()).getRoutingEpoch())
+                .setRoutingEpoch(e.phase() == MigrationPhase.COMMIT || e.phase() == MigrationPhase.CLEANUP
+                        ? switchEpoch(state, m) : row(state.cluster(), m.slot()).getRoutingEpoch())
                 .setIssuedAt(Instant.ofEpochMilli(now))
                 .build();
+    }
+
+    /**
+     * The routing epoch a COMMIT or CLEANUP names: the switch's, which the agent checks them against.
+     * Not the row's: a membership update (a drain's read-only mark, a replacement) may have raised it
+     * since the switch. The row's only for a state saved before the switch's epoch was kept.
+     */
+    private long switchEpoch(RepairState state, Migration m) {
+        long epoch = MigrationState.switchEpochOf(m.state());
+        if (epoch == MigrationState.UNKNOWN_EPOCH && state.batch() != null) {
+            epoch = state.batch().find(m.id()).map(x -> MigrationState.switchEpochOf(x.state())).orElse(MigrationState.UNKNOWN_EPOCH);
+        }
+        return epoch != MigrationState.UNKNOWN_EPOCH ? epoch : row(state.cluster(), m.slot()).getRoutingEpoch();
     }
 
     /** Writes a changed copy of a slot-table row to the store and the compacted topic. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.skewguard.schemas.DeadLetter;
 import io.skewguard.schemas.MembershipState;
+import io.skewguard.schemas.MigrationCommand;
 import io.skewguard.schemas.MigrationPhase;
 import io.skewguard.schemas.NodeMembership;
 import io.skewguard.schemas.SlotAssignment;
@@ -147,6 +148,36 @@ class MigratorMembershipTest {
     }
 
     @Test
+    void aCleanupSentAgainAfterADrainMarkRaisedItsRowStillNamesTheRoutingEpochOfTheSwitch() {
+        SimulatedAgents agents = balanced(Map.of("max-parallel", "1"));
+        // n7 joins: a repair moves a shard to it; its source's CLEANUP goes unanswered for now
+        agents.silentWhen = c -> c.getPhase() == MigrationPhase.CLEANUP;
+        agents.node("n7", 1000 * GB, "r4", Map.of());
+        harness.sendCapacity(agents);
+        harness.runAgents(agents, 10_000);
+        MigrationCommand cleanup = harness.allCommands.stream().filter(c -> c.getPhase() == MigrationPhase.CLEANUP).findFirst().orElseThrow();
+        long switchEpoch = cleanup.getRoutingEpoch();
+        SlotAssignment switched = harness.latestRows().get(cleanup.getSlot());
+        assertThat(switched.getRoutingEpoch()).isEqualTo(switchEpoch);
+        String other = switched.getCandidates().stream().filter(n -> !n.equals(cleanup.getTargetNode())).findFirst().orElseThrow();
+
+        // a drain of another candidate of the slot marks it read-only: the row's routing epoch goes up
+        harness.sendOperator(other, MembershipState.DRAINING);
+        assertThat(harness.latestRows().get(cleanup.getSlot()).getRoutingEpoch()).isGreaterThan(switchEpoch);
+
+        // the unanswered CLEANUP goes out again, at the epoch the source committed at, and is applied
+        agents.silentWhen = c -> false;
+        harness.advance(Duration.ofSeconds(31));
+        harness.runAgents(agents, 10_000);
+        assertThat(harness.allCommands).filteredOn(c -> c.getMigrationId().equals(cleanup.getMigrationId())
+                        && (c.getPhase() == MigrationPhase.CLEANUP || c.getPhase() == MigrationPhase.COMMIT))
+                .hasSizeGreaterThan(3)
+                .allSatisfy(c -> assertThat(c.getRoutingEpoch()).as(c.getCommandId()).isEqualTo(switchEpoch));
+        assertThat(agents.epochRefusals).isEmpty();
+        assertThat(agents.nodes.get(cleanup.getSourceNode()).shards()).doesNotContainKey(cleanup.getSlot());
+    }
+
+    @Test
     void cancellingADrainClearsTheReadOnlyMarksInOneUpdate() {
         SimulatedAgents agents = balanced(Map.of());
         agents.silentWhen = c -> true; // nothing moves
@@ -195,7 +226,6 @@ class MigratorMembershipTest {
         List<String> batchNodes = harness.pending.stream().filter(c -> c.getPhase() == MigrationPhase.COPY)
                 .flatMap(c -> java.util.stream.Stream.of(c.getSourceNode(), c.getTargetNode())).toList();
         assertThat(batchNodes).contains("n3");
-        harness.pending.clear();
         agents.nodes.remove("n3");
         for (int i = 0; i < 8; i++) {
             harness.advance(Duration.ofSeconds(15));

@@ -25,6 +25,9 @@ import java.util.function.Predicate;
  * <p>It also checks the per-node serial queue from the outside: a node asked to COPY, PREPARE or
  * COMMIT for one migration while another of its migrations has not ended (CLEANUP or ABORT answered)
  * is recorded in {@link #serialQueueViolations}.
+ *
+ * <p>Like an agent, a node keeps the routing epoch it committed each migration at, and refuses
+ * (FAILED, recorded in {@link #epochRefusals}) a CLEANUP or a repeated COMMIT naming another one.
  */
 final class SimulatedAgents {
 
@@ -40,7 +43,10 @@ final class SimulatedAgents {
     final List<String> serialQueueViolations = new ArrayList<>();
     Predicate<MigrationCommand> failWhen = c -> false;
     Predicate<MigrationCommand> silentWhen = c -> false;
+    final List<String> epochRefusals = new ArrayList<>();
     private final Map<String, String> runningMigrationOf = new HashMap<>();
+    /** "node migrationId" → routing epoch of the COMMIT applied there. */
+    private final Map<String, Long> commitEpochs = new HashMap<>();
     private final Map<String, Set<String>> abortAcks = new HashMap<>();
 
     SimulatedAgents(String cluster) {
@@ -68,6 +74,18 @@ final class SimulatedAgents {
         }
         if (failWhen.test(command)) {
             return List.of(status(command, StepResult.FAILED, "scripted failure", now));
+        }
+        if (command.getPhase() == MigrationPhase.COMMIT || command.getPhase() == MigrationPhase.CLEANUP) {
+            Long committed = commitEpochs.get(command.getNode() + " " + command.getMigrationId());
+            if (committed != null && committed != command.getRoutingEpoch()) {
+                String refusal = command.getPhase() + " of " + command.getMigrationId() + " on " + command.getNode() + " names routing epoch "
+                        + command.getRoutingEpoch() + ", committed at " + committed;
+                epochRefusals.add(refusal);
+                return List.of(status(command, StepResult.FAILED, refusal, now));
+            }
+            if (command.getPhase() == MigrationPhase.COMMIT) {
+                commitEpochs.put(command.getNode() + " " + command.getMigrationId(), command.getRoutingEpoch());
+            }
         }
         Node node = nodes.get(command.getNode());
         switch (command.getPhase()) {

@@ -284,7 +284,7 @@ public final class BatchStateMachine {
 
     /** The commit point for migration {@code index}: switch the slot, then COMMIT to both. */
     private Transition commit(SwitchBatch batch, int index, long now, List<Effect> effects) {
-        Migration m = batch.migrations().get(index).with(new MigrationState.Committing(Set.of(), now, Long.MIN_VALUE));
+        Migration m = batch.migrations().get(index).with(new MigrationState.Committing(Set.of(), now, Long.MIN_VALUE, MigrationState.UNKNOWN_EPOCH));
         effects.add(new Effect.SwitchSlot(m));
         for (String node : m.participants()) {
             effects.add(new Effect.SendCommand(MigrationPhase.COMMIT, m, node, batch.batchId()));
@@ -316,10 +316,10 @@ public final class BatchStateMachine {
         // the target's own clock, whoever answers last: capacity reports are compared with it (SnapshotAssembler)
         long targetAt = status.node().equals(m.target()) ? status.eventTime() : committing.targetCommittedAt();
         if (!acks.containsAll(m.participants())) {
-            return new Transition(replace(batch, m.with(new MigrationState.Committing(acks, committing.sentAt(), targetAt))), List.of());
+            return new Transition(replace(batch, m.with(new MigrationState.Committing(acks, committing.sentAt(), targetAt, committing.switchEpoch()))), List.of());
         }
         long targetCommittedAt = targetAt == Long.MIN_VALUE || targetAt == 0 ? now : targetAt; // 0: a state from before this field
-        Migration cleaning = m.with(new MigrationState.CleaningUp(now, targetCommittedAt));
+        Migration cleaning = m.with(new MigrationState.CleaningUp(now, targetCommittedAt, committing.switchEpoch()));
         effects.add(new Effect.SendCommand(MigrationPhase.CLEANUP, cleaning, cleaning.source(), batch.batchId()));
         SwitchBatch updated = replace(batch, cleaning);
         int next = nextPrepared(updated, phase.index());
@@ -398,10 +398,10 @@ public final class BatchStateMachine {
                         effects.add(new Effect.SendCommand(MigrationPhase.COMMIT, m, node, batch.batchId()));
                     }
                 }
-                updated = m.with(new MigrationState.Committing(c.acknowledged(), now, c.targetCommittedAt()));
+                updated = m.with(new MigrationState.Committing(c.acknowledged(), now, c.targetCommittedAt(), c.switchEpoch()));
             } else if (m.state() instanceof MigrationState.CleaningUp c && now - c.sentAt() >= timeouts.retryMillis()) {
                 effects.add(new Effect.SendCommand(MigrationPhase.CLEANUP, m, m.source(), batch.batchId()));
-                updated = m.with(new MigrationState.CleaningUp(now, c.targetCommittedAt()));
+                updated = m.with(new MigrationState.CleaningUp(now, c.targetCommittedAt(), c.switchEpoch()));
             }
             next.add(updated);
         }

@@ -59,19 +59,43 @@ public sealed interface MigrationState {
     /**
      * Past the commit point: the slot table names the target; COMMIT sent at {@code sentAt};
      * {@code targetCommittedAt} is the target's own clock in its COMMIT DONE, {@link Long#MIN_VALUE}
-     * until it answered (whichever participant answers last).
+     * until it answered (whichever participant answers last). {@code switchEpoch} is the routing
+     * epoch of the switch ({@link #UNKNOWN_EPOCH} until the switch is published, and in states saved
+     * before this field): every COMMIT and CLEANUP of the migration names it, since an agent applies
+     * them only at the epoch it committed at, while a membership update may raise the row's epoch
+     * after the switch.
      */
-    record Committing(Set<String> acknowledged, long sentAt, long targetCommittedAt) implements MigrationState {
+    record Committing(Set<String> acknowledged, long sentAt, long targetCommittedAt, long switchEpoch) implements MigrationState {
         public Committing {
             acknowledged = Set.copyOf(acknowledged);
+        }
+
+        /** This state with the routing epoch its switch was published at. */
+        public Committing switchedAt(long epoch) {
+            return new Committing(acknowledged, sentAt, targetCommittedAt, epoch);
         }
     }
 
     /**
      * Committed on both participants; CLEANUP sent to the source at {@code sentAt}.
-     * {@code targetCommittedAt} is the target's own clock when it committed.
+     * {@code targetCommittedAt} is the target's own clock when it committed; {@code switchEpoch} as
+     * in {@link Committing}.
      */
-    record CleaningUp(long sentAt, long targetCommittedAt) implements MigrationState {}
+    record CleaningUp(long sentAt, long targetCommittedAt, long switchEpoch) implements MigrationState {}
+
+    /** Routing epoch of a switch not known (yet): a switch's epoch is at least 1. */
+    long UNKNOWN_EPOCH = 0;
+
+    /** The routing epoch the migration's switch was published at, or {@link #UNKNOWN_EPOCH}. */
+    static long switchEpochOf(MigrationState state) {
+        if (state instanceof Committing c) {
+            return c.switchEpoch();
+        }
+        if (state instanceof CleaningUp c) {
+            return c.switchEpoch();
+        }
+        return UNKNOWN_EPOCH;
+    }
 
     /** Done: the source freed the shard at {@code sourceCleanedAt} (its own clock). */
     record Cleaned(long targetCommittedAt, long sourceCleanedAt) implements MigrationState {}

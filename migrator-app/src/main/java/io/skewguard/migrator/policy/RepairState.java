@@ -88,6 +88,21 @@ public record RepairState(
                 batchesCommitted, batchesAborted, lastMessage, routingEpoch, consecutiveAborts, copyBytesPerSec, maintenanceLevel, driftSince);
     }
 
+    /**
+     * The state with migration {@code migrationId} of the running batch, past its commit point,
+     * switched at routing epoch {@code epoch} (what its COMMIT and CLEANUP name); unchanged otherwise.
+     */
+    public RepairState withSwitchEpoch(String migrationId, long epoch) {
+        if (batch == null) {
+            return this;
+        }
+        List<Migration> next = new java.util.ArrayList<>();
+        for (Migration m : batch.migrations()) {
+            next.add(m.id().equals(migrationId) && m.state() instanceof MigrationState.Committing c ? m.with(c.switchedAt(epoch)) : m);
+        }
+        return withBatch(batch.with(next));
+    }
+
     /** The state after a switch raised the table's routing epoch. */
     public RepairState withRoutingEpoch(long next) {
         return new RepairState(cluster, repairing, batchSeq, batch, unreported, writeLoad, budgetBytesPerSec, bytesMoved,

@@ -391,6 +391,18 @@ final class DemoCluster implements AutoCloseable {
         return CoefficientOfVariation.of(u);
     }
 
+    /** Highest minus lowest utilisation of the nodes that stay, from the stores. */
+    double utilisationGap() {
+        double lo = Double.MAX_VALUE;
+        double hi = -Double.MAX_VALUE;
+        for (NodeSpec n : staying()) {
+            double u = stores.get(n.id()).usedBytes() * scale / n.capacityBytes();
+            lo = Math.min(lo, u);
+            hi = Math.max(hi, u);
+        }
+        return hi < lo ? 0 : hi - lo;
+    }
+
     /** Σ positive excess over the mean utilisation of the nodes that stay: the least any repair must move. */
     double minimumBytesToMove() {
         double used = 0;

@@ -43,8 +43,14 @@ import org.slf4j.LoggerFactory;
 public final class DemoRun implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DemoRun.class);
-    /** Longest wall time the drain waits for running migrations. */
+    /** Longest wall time the end of a run waits for running migrations. */
     private static final Duration DRAIN = Duration.ofSeconds(60);
+    /**
+     * Longest wall time the end of a run waits for a requested node drain to be recorded DRAINED: a
+     * drained node is the source of one migration per batch (a batch's nodes are disjoint), so its
+     * last shards go one batch after the other.
+     */
+    private static final Duration NODE_DRAINS = Duration.ofSeconds(120);
 
     private final DemoSettings settings;
     private final Consumer<Progress> progress;
@@ -64,8 +70,12 @@ public final class DemoRun implements AutoCloseable {
     private final Map<String, Boolean> drains = new LinkedHashMap<>();
     private boolean waitNoted;
 
-    /** One progress line's figures; migrations are counted by where they stand now. */
-    public record Progress(long simulatedMillis, long step, long steps, boolean draining, Double heatGini, double capacityCv,
+    /**
+     * One progress line's figures; migrations are counted by where they stand now; {@code ending}: the
+     * writes have stopped and the run waits for migrations and node drains to finish ("end" instead of
+     * the percentage).
+     */
+    public record Progress(long simulatedMillis, long step, long steps, boolean ending, Double heatGini, double capacityCv,
                            AlertState heat, AlertState capacity, long weightChanges, int weightRounds,
                            int copying, int switching, int cleaningUp, int done, int aborted, long bytesMoved,
                            String membership) {
@@ -79,7 +89,7 @@ public final class DemoRun implements AutoCloseable {
             return String.format(Locale.ROOT,
                     "t+%02d:%02d %s | heat Gini %s %-9s | capacity CV %.3f %-9s | weights changed %d (%d rounds) "
                             + "| migrations copy %d, switch %d, cleanup %d, done %d, aborted %d | moved %s",
-                    minutes / 60, minutes % 60, draining ? "drain" : String.format(Locale.ROOT, "%4d%%", 100 * step / Math.max(1, steps)),
+                    minutes / 60, minutes % 60, ending ? "  end" : String.format(Locale.ROOT, "%4d%%", 100 * step / Math.max(1, steps)),
                     heatGini == null ? "  -  " : String.format(Locale.ROOT, "%.3f", heatGini), heat, capacityCv, capacity,
                     weightChanges, weightRounds, copying, switching, cleaningUp, done, aborted, DemoReport.bytes(bytesMoved))
                     + (membership == null ? "" : " | " + membership);
@@ -145,7 +155,7 @@ public final class DemoRun implements AutoCloseable {
         double[] before = cluster.utilisation();
         series.utilisationBefore = before;
         double baselineCv = cluster.capacityCv();
-        double baselineGap = gap(before);
+        double baselineGap = cluster.utilisationGap();
         double minimum = cluster.minimumBytesToMove();
         long steps = durationMs / stepMs;
         long wallStart = System.nanoTime();
@@ -167,15 +177,21 @@ public final class DemoRun implements AutoCloseable {
         }
         LoopObserver.View view;
         DemoCluster.KeyCheck keys = null;
+        long writesEnd = cluster.now();
         if (completed) {
             // drain: no more writes; time goes on so that running copies finish, batches end and
             // requested node drains complete
-            long drainEnd = System.nanoTime() + DRAIN.toNanos();
-            while ((observer.inFlight() > 0 || !unfinishedDrains().isEmpty()) && System.nanoTime() < drainEnd && !stopRequested) {
+            long endStart = System.nanoTime();
+            while (!stopRequested && (observer.inFlight() > 0 && System.nanoTime() - endStart < DRAIN.toNanos()
+                    || !unfinishedDrains().isEmpty() && System.nanoTime() - endStart < NODE_DRAINS.toNanos())) {
                 cluster.idleStep();
                 sample(series, true, steps, steps);
                 checkHealthy();
                 Thread.sleep(Math.max(50, wallPerStep / 1_000_000));
+            }
+            if (!stopRequested) {
+                // the last line shows how the run ended (a drain recorded DRAINED after the last step's line)
+                progress(true, steps, steps);
             }
             if (observer.inFlight() > 0) {
                 LOG.warn("{} migration(s) still in flight after the drain; keys are read through the source", observer.inFlight());
@@ -191,7 +207,7 @@ public final class DemoRun implements AutoCloseable {
         double wall = (System.nanoTime() - wallStart) / 1e9;
         view = observer.view();
         series.utilisationAfter = cluster.utilisation();
-        PolicySummary summary = summary(baselineCv, baselineGap, minimum, view, keys, wall, completed);
+        PolicySummary summary = summary(baselineCv, baselineGap, minimum, view, keys, wall, completed, writesEnd);
         Map<String, Integer> shards = new LinkedHashMap<>();
         cluster.storedBytes().keySet().forEach(n -> shards.put(n, cluster.shardsHeld(n)));
         return new DemoOutcome(completed, cluster.elapsed(), wall, view.weightCommands(), view.weightRounds(),
@@ -293,7 +309,8 @@ public final class DemoRun implements AutoCloseable {
         for (String node : cluster.nodeIds()) {
             LoopObserver.MembershipChange m = latest.get(node);
             if (m != null && m.state() == MembershipState.DRAINING) {
-                draining.add(node + ": " + cluster.shardsHeld(node) + " shards left");
+                int left = cluster.shardsHeld(node);
+                draining.add(node + ": " + left + (left == 1 ? " shard" : " shards") + " left");
             } else if (m != null && m.state() == MembershipState.DRAINED) {
                 drained.add(node);
             }
@@ -319,33 +336,43 @@ public final class DemoRun implements AutoCloseable {
 
     private void sample(Series series, boolean draining, long step, long steps) {
         LoopObserver.View v = observer.view();
-        List<SkewAlert> alerts = observer.alerts();
-        double cv = cluster.capacityCv();
         Double gini = v.latest() == null ? null : v.latest().heatGini();
         series.day.add(cluster.elapsed() / 86_400_000.0);
         series.heatGini.add(gini == null ? Double.NaN : gini);
-        series.capacityCv.add(cv);
+        series.capacityCv.add(cluster.capacityCv());
         series.bytesMoved.add((double) v.bytesMoved());
         series.weights.add(cluster.weights());
-        progress.accept(new Progress(cluster.elapsed(), step, steps, draining, gini, cv,
+        progress(draining, step, steps);
+    }
+
+    /** One progress line, from what the observer and the stores show now. */
+    private void progress(boolean draining, long step, long steps) {
+        LoopObserver.View v = observer.view();
+        List<SkewAlert> alerts = observer.alerts();
+        Double gini = v.latest() == null ? null : v.latest().heatGini();
+        progress.accept(new Progress(cluster.elapsed(), step, steps, draining, gini, cluster.capacityCv(),
                 LoopObserver.stateOf(alerts, AlertKind.HEAT), LoopObserver.stateOf(alerts, AlertKind.CAPACITY),
                 v.weightCommands(), v.weightRounds(), v.copying(), v.switching(), v.cleaningUp(), v.cleaned(), v.aborted(),
                 v.bytesMoved(), membershipLine()));
     }
 
     private PolicySummary summary(double baselineCv, double baselineGap, double minimum, LoopObserver.View view,
-                                  DemoCluster.KeyCheck keys, double wall, boolean completed) {
+                                  DemoCluster.KeyCheck keys, double wall, boolean completed, long writesEnd) {
         List<LoopObserver.ReportPoint> reports = observer.reports();
         List<WeightCommand> commands = observer.weightCommands();
         double repairTarget = settings.scenario().skewguard().repairTarget();
         // heat Gini before weights: the detector's figure when the first round was decided (else the
-        // first full window); after: the latest report
+        // first full window); after: the latest report on a window with writes (the end of a run
+        // writes nothing, and a window without writes has a heat Gini of 0)
         long firstRound = commands.isEmpty() ? Long.MAX_VALUE : commands.get(0).getIssuedAt().toEpochMilli();
         long fullWindow = cluster.now() - cluster.elapsed() + settings.windowMillis();
         Double giniBefore = null;
-        Double giniAfter = reports.isEmpty() ? null : reports.get(reports.size() - 1).heatGini();
+        Double giniAfter = null;
         Double weightPhaseDays = null;
         for (LoopObserver.ReportPoint p : reports) {
+            if (p.windowEnd() <= writesEnd) {
+                giniAfter = p.heatGini();
+            }
             if (p.windowEnd() >= fullWindow && (giniBefore == null || p.windowEnd() <= firstRound)) {
                 giniBefore = p.heatGini();
             }
@@ -353,7 +380,6 @@ public final class DemoRun implements AutoCloseable {
                 weightPhaseDays = (p.windowEnd() - firstRound) / 86_400_000.0;
             }
         }
-        double[] after = cluster.utilisation();
         double finalCv = cluster.capacityCv();
         List<String> notes = new ArrayList<>();
         notes.add(String.format(Locale.ROOT, "embedded demo: real detector, balancer and migrator on Kafka; %d simulated nodes "
@@ -385,20 +411,10 @@ public final class DemoRun implements AutoCloseable {
             notes.add(cluster.refusedWrites() + " writes refused: every candidate of their slot was full");
         }
         return new PolicySummary("skewguard on Kafka", baselineCv, baselineGap, giniBefore == null ? Double.NaN : giniBefore,
-                giniAfter, weightPhaseDays, finalCv, gap(after), finalCv, view.bytesMoved(), minimum,
+                giniAfter, weightPhaseDays, finalCv, cluster.utilisationGap(), finalCv, view.bytesMoved(), minimum,
                 minimum > 0 ? view.bytesMoved() / minimum : 0, null, null, null, null, null, view.bytesMoved(), 0,
                 cluster.refusedBytes(), view.weightCommands(), cluster.keysWritten(), keys == null ? 0 : keys.unreadable(),
                 wall, notes);
-    }
-
-    private static double gap(double[] u) {
-        double lo = Double.MAX_VALUE;
-        double hi = -Double.MAX_VALUE;
-        for (double v : u) {
-            lo = Math.min(lo, v);
-            hi = Math.max(hi, v);
-        }
-        return u.length == 0 ? 0 : hi - lo;
     }
 
     /**
