@@ -171,7 +171,9 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
             require(Double.isFinite(alert.getValue()) && alert.getValue() >= 0,
                     "alert value " + alert.getValue() + " is not a finite number >= 0");
             require(Double.isFinite(alert.getThreshold()), "alert threshold " + alert.getThreshold() + " is not finite");
-            inTime("since", alert.getSince().toEpochMilli());
+            // since is when the alert's state began: an alert may stay CONFIRMED for longer than
+            // node-expiry, so only its eventTime is held to the lateness bound
+            futureSkew.check("since", alert.getSince().toEpochMilli(), context.currentSystemTimeMs()).ifPresent(InputDecoder::refuse);
             inTime("eventTime", alert.getEventTime().toEpochMilli());
             return new MigratorInput.Alert(alert);
         } else if (topic.equals(topics.reports())) {

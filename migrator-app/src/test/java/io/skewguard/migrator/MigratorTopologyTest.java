@@ -545,6 +545,29 @@ class MigratorTopologyTest {
         assertThat(reasons.get(1)).startsWith("late: windowEnd ");
     }
 
+    /**
+     * An alert's {@code since} is when its state began, not when it was sent: an alert that stays
+     * CONFIRMED for longer than node-expiry is read, its eventTime alone is held to the bound.
+     */
+    @Test
+    void anAlertWhoseStateBeganMoreThanNodeExpiryAgoIsReadWhenItsEventTimeIsRecent() {
+        harness = new MigratorHarness(stateDir, Map.of("node-expiry", "1h"));
+        long then = harness.tick();
+        harness.status.pipeInput("old", status(then), then);
+        harness.advance(Duration.ofHours(2));
+        long now = harness.clock;
+        harness.status.pipeInput("now", status(now), now);
+        io.skewguard.schemas.SkewAlert longConfirmed = alert(now);
+        longConfirmed.setSince(java.time.Instant.ofEpochMilli(then));
+        harness.alerts.pipeInput(CLUSTER, longConfirmed, now);
+        io.skewguard.schemas.SkewAlert late = alert(then);
+        harness.alerts.pipeInput(CLUSTER, late, now);
+
+        List<String> reasons = reasons();
+        assertThat(reasons).hasSize(1);
+        assertThat(reasons.get(0)).startsWith("late: eventTime ");
+    }
+
     /** The migrations started in b000001 were all aborted, in {@code abortedBatches} batches. */
     private void assertAbortedFirstBatch(double abortedBatches) {
         List<MigrationCommand> batch1 = batches(harness.allCommands).get("b000001");
