@@ -634,6 +634,15 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         return new ClusterView(readings, heat, sets);
     }
 
+    private boolean readOnlyInTable(String cluster, String node) {
+        for (MembershipChanges.Row row : rows(cluster)) {
+            if (row.readOnly().contains(node)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private boolean namedInTable(String cluster, String node) {
         for (MembershipChanges.Row row : rows(cluster)) {
             if (row.candidates().contains(node)) {
@@ -820,9 +829,18 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         if (first && (m == null || m.standing() == Member.Standing.LOST)) {
             if (!hasTable(cluster) || m == null && namedInTable(cluster, node)) {
                 members.put(storeKey(cluster, node), Member.active(node, event.getRack(), now));
-                publishMembership(cluster, node, MembershipState.ACTIVE, event.getRack(), event.getTotalBytes(),
-                        hasTable(cluster) ? "member: named in the slot table" : "member: reported capacity before the slot table was built",
-                        null, now);
+                if (readOnlyInTable(cluster, node)) {
+                    // an adopted table in the middle of a drain: the operator's DRAINING record is the
+                    // node's latest on the compacted membership topic, and this input brings it again;
+                    // an ACTIVE of ours would replace it there, and a later migrator without state
+                    // would never learn of the drain (its read-only marks would stay for good)
+                    LOG.info("{}: node {} is read-only in the slot table: a member being drained; its operator record stands",
+                            cluster, node);
+                } else {
+                    publishMembership(cluster, node, MembershipState.ACTIVE, event.getRack(), event.getTotalBytes(),
+                            hasTable(cluster) ? "member: named in the slot table"
+                                    : "member: reported capacity before the slot table was built", null, now);
+                }
             } else if (settings.autoJoin()) {
                 String reason = "joined: first capacity report" + (event.getRack() == null ? "" : ", rack " + event.getRack())
                         + ", " + MembershipChanges.bytes(event.getTotalBytes()) + " capacity";

@@ -275,7 +275,7 @@ class MembershipIT {
         return Math.sqrt(var) / mean;
     }
 
-    private static Map<Integer, SlotAssignment> readTable(EmbeddedKafka kafka, String topic, SchemaRegistrySerde<SlotAssignment> serde) {
+    static Map<Integer, SlotAssignment> readTable(EmbeddedKafka kafka, String topic, SchemaRegistrySerde<SlotAssignment> serde) {
         Map<Integer, SlotAssignment> table = new TreeMap<>();
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         try (KafkaConsumer<String, SlotAssignment> c = consumer(kafka, topic, serde)) {
@@ -290,7 +290,7 @@ class MembershipIT {
         return table;
     }
 
-    private static <V extends org.apache.avro.specific.SpecificRecord> KafkaConsumer<String, V> consumer(
+    static <V extends org.apache.avro.specific.SpecificRecord> KafkaConsumer<String, V> consumer(
             EmbeddedKafka kafka, String topic, SchemaRegistrySerde<V> serde) {
         Map<String, Object> config = new HashMap<>();
         config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());

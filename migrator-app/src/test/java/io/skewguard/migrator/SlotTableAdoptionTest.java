@@ -142,6 +142,38 @@ class SlotTableAdoptionTest {
     }
 
     @Test
+    void aTableAdoptedInTheMiddleOfADrainLeavesTheOperatorsDrainingRecordStandingAndTheDrainFinishesOnIt() {
+        SimulatedAgents agents = skewedCluster();
+        harness = new MigratorHarness(stateDir, Map.of("max-parallel", "2"));
+        // the former deployment had marked n2 read-only (its drain under way) when it stopped
+        TestInputTopic<String, SlotAssignment> topic = slotTableTopic();
+        for (int slot = 0; slot < 16; slot++) {
+            SlotAssignment row = row(CLUSTER, slot, 3, RING_TABLE.candidateIds(slot));
+            if (row.getCandidates().contains("n2")) {
+                row.setReadOnly(List.of("n2"));
+            }
+            topic.pipeInput(CLUSTER + "/" + slot, row);
+        }
+
+        // a new application id reads its inputs from their start: first the capacity reports, then the operator's DRAINING
+        harness.sendCapacity(agents);
+        // an ACTIVE of the migrator would be n2's latest record on the compacted topic, in place of the operator's DRAINING
+        assertThat(harness.allMembership).filteredOn(m -> m.getNode().equals("n2")).isEmpty();
+        assertThat(harness.allMembership).filteredOn(m -> m.getNode().equals("n1")).extracting(m -> m.getState())
+                .containsExactly(io.skewguard.schemas.MembershipState.ACTIVE);
+        harness.sendOperator("n2", io.skewguard.schemas.MembershipState.DRAINING);
+        assertThat(harness.repairStatus.get(0).getMessage()).startsWith("repair started: node n2 draining");
+        harness.runAgents(agents, 10_000);
+        harness.sendCapacity(agents);
+
+        assertThat(agents.nodes.get("n2").shards()).isEmpty();
+        assertThat(harness.latestRows().values()).noneMatch(r -> r.getCandidates().contains("n2") || r.getReadOnly().contains("n2"));
+        assertThat(harness.allMembership).filteredOn(m -> m.getNode().equals("n2")).singleElement()
+                .satisfies(m -> assertThat(m.getState()).isEqualTo(io.skewguard.schemas.MembershipState.DRAINED));
+        assertThat(agents.serialQueueViolations).isEmpty();
+    }
+
+    @Test
     void rowsOfAnotherClusterWhoseIdStartsWithThisOnesAreNotAdoptedAndThisClusterGetsItsTableFromTheRing() {
         SimulatedAgents agents = skewedCluster();
         harness = new MigratorHarness(stateDir, Map.of("max-parallel", "2"));
