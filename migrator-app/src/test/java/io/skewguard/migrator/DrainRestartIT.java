@@ -90,12 +90,12 @@ class DrainRestartIT {
     private static final String CLUSTER = "c1";
     private static final List<String> NODES = List.of("n0", "n1", "n2", "n3", "n4");
     private static final String DRAINED = "n2";
-    private static final int SLOTS = 32;
+    private static final int SLOTS = 16;
     private static final int CANDIDATES = 2;
-    private static final int KEYS = 3_000;
+    private static final int KEYS = 2_000;
     private static final int VALUE_BYTES = 200;
     private static final long CAPACITY = 4_000_000L;
-    /** Slow enough that a copy is in flight for a while (a shard is about 10 kB), fast enough for the run time. */
+    /** Slow enough that a copy is in flight for a while (a shard is about 13 kB), fast enough for the run time. */
     private static final long COPY_BYTES_PER_SEC = 20_000;
     private static final Duration DEADLINE = Duration.ofSeconds(90);
 
@@ -136,7 +136,7 @@ class DrainRestartIT {
         }
         long drainedShards = stores.get(DRAINED).shardBytes().values().stream().filter(b -> b > 0).count();
         LOG.info("{} holds {} shards ({} bytes)", DRAINED, drainedShards, stores.get(DRAINED).usedBytes());
-        assertThat(drainedShards).as("shards of the drained node").isGreaterThanOrEqualTo(5);
+        assertThat(drainedShards).as("shards of the drained node").isGreaterThanOrEqualTo(4);
 
         List<AutoCloseable> closeLast = new ArrayList<>();
         Map<String, CommandAgent> agents = new TreeMap<>();
@@ -160,6 +160,9 @@ class DrainRestartIT {
             // 1. the first deployment builds the table on its first plan (a CONFIRMED CAPACITY alert; the
             // target CV is so high that this repair moves nothing), then an operator drains n2
             Migrator migrator = Migrator.start(settings(broker, "drain-first", stateDir));
+            // the table is built from the ring of the nodes whose capacity the migrator has: all of them, as the keys were placed
+            seen.await(migrator, () -> seen.members.stream().map(NodeMembership::getNode).distinct().count() == NODES.size(),
+                    "every node a member");
             Instant now = Instant.now();
             producer.send(new ProducerRecord<>(topics.alerts(), CLUSTER, alertSerde.serializer().serialize(topics.alerts(),
                     SkewAlert.newBuilder().setAlertId(CLUSTER + "/CAPACITY/CONFIRMED/1").setCluster(CLUSTER).setKind(AlertKind.CAPACITY)
@@ -167,6 +170,7 @@ class DrainRestartIT {
                             .setSince(now).setEventTime(now).build()))).get();
             seen.await(migrator, () -> seen.latest().size() == SLOTS && seen.repair.stream().anyMatch(s -> s.getOutcome() != StepResult.PROGRESS),
                     "the table built and the first repair over");
+            seen.latest().forEach((slot, row) -> assertThat(row.getCandidates()).as("slot %d", slot).isEqualTo(ring.candidateIds(slot)));
             Instant drainAt = Instant.now();
             producer.send(new ProducerRecord<>(topics.membership(), CLUSTER + "/" + DRAINED, membershipSerde.serializer().serialize(
                     topics.membership(), NodeMembership.newBuilder().setCluster(CLUSTER).setNode(DRAINED).setState(MembershipState.DRAINING)
@@ -188,6 +192,7 @@ class DrainRestartIT {
             LOG.info("restarted deployment stopped after {} switches from {}", seen.switchesFromDrained(), DRAINED);
             assertThat(seen.switchesFromDrained()).as("switches left for the deployment without state").isLessThan((int) drainedShards);
             deleteTree(stateDir);
+            int statusesBefore = seen.repair.size();
             migrator = Migrator.start(settings(broker, "drain-second", stateDir));
             seen.await(migrator, () -> seen.members.stream().anyMatch(m -> m.getNode().equals(DRAINED)
                     && m.getState() == MembershipState.DRAINED), DRAINED + " drained");
@@ -195,6 +200,10 @@ class DrainRestartIT {
             seen.await(migrator, () -> stores.get(DRAINED).usedBytes() == 0, DRAINED + " empty");
             migrator.close();
             seen.catchUp();
+
+            // the deployment without state learnt of the drain from the operator's record on the membership topic
+            assertThat(seen.repair.subList(statusesBefore, seen.repair.size())).extracting(MigrationStatus::getMessage)
+                    .anyMatch(m -> m.startsWith("repair started: node " + DRAINED + " draining"));
 
             // the drain ended: DRAINED by the migrator, n2 in no candidate set and holding no shard
             NodeMembership drained = seen.members.stream().filter(m -> m.getNode().equals(DRAINED)
