@@ -857,6 +857,47 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         } else if (m != null && m.standing() == Member.Standing.DRAINING) {
             finishDrainIfDone(cluster, m, now);
         }
+        if (first) {
+            resumeDrains(cluster, now);
+        }
+    }
+
+    /**
+     * Starts a repair for a drain whose node still holds bytes in sets naming it when none runs:
+     * its repair may have ended before this state had the figures it needs (a migrator without
+     * state reads the operator's DRAINING and the capacity reports in no fixed order, and a plan
+     * without the draining node's report, or without a node to move to, has no move). Called on a
+     * node's first report, so at most once per node and state.
+     */
+    private void resumeDrains(String cluster, long now) {
+        RepairState state = repairs.get(cluster);
+        if (state == null || state.repairing() || !hasTable(cluster)) {
+            return;
+        }
+        List<MembershipChanges.Row> rows = rows(cluster);
+        List<Member> pending = new ArrayList<>();
+        try (KeyValueIterator<String, Member> it = members.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
+            while (it.hasNext()) {
+                Member m = it.next().value;
+                if (m.standing() == Member.Standing.DRAINING) {
+                    pending.add(m);
+                }
+            }
+        }
+        for (Member m : pending) {
+            Map<Integer, Long> held = MembershipChanges.held(m.node(), reading(cluster, m.node()), rows);
+            int shards = (int) held.values().stream().filter(b -> b > 0).count();
+            long bytes = held.values().stream().mapToLong(Long::longValue).sum();
+            if (shards == 0) {
+                continue;
+            }
+            if (m.drainShards() == 0) { // counted now, for the DRAINED reason
+                members.put(storeKey(cluster, m.node()), new Member(m.node(), m.standing(), m.rack(), m.since(), m.drainMarkedAt(),
+                        shards, bytes));
+            }
+            step(cluster, now, s -> coordinator.startRepair(s, "repair started: node " + m.node() + " draining (" + shards + " shards, "
+                    + MembershipChanges.bytes(bytes) + " to move)", now, () -> planView(cluster, now)));
+        }
     }
 
     /** An operator's ACTIVE (add, or cancel a drain), DRAINING or REMOVED. */

@@ -154,7 +154,10 @@ class MembershipIT {
             List<MigrationStatus> repair = new ArrayList<>();
             List<NodeMembership> members = new ArrayList<>();
 
-            // 1. the first plan builds the table (a CONFIRMED CAPACITY alert, as the detector would send)
+            // 1. the first plan builds the table (a CONFIRMED CAPACITY alert, as the detector would send), from the ring
+            // of the nodes whose capacity the migrator has: all of the first ones, as the keys were placed
+            await(statuses, repair, members, membership, failure,
+                    r -> members.stream().map(NodeMembership::getNode).distinct().count() == FIRST.size(), "every first node a member");
             Instant now = Instant.now();
             producer.send(new ProducerRecord<>(topics.alerts(), CLUSTER, alertSerde.serializer().serialize(topics.alerts(),
                     SkewAlert.newBuilder().setAlertId(CLUSTER + "/CAPACITY/CONFIRMED/1").setCluster(CLUSTER).setKind(AlertKind.CAPACITY)
