@@ -649,6 +649,15 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         return new ClusterView(readings, heat, sets);
     }
 
+    private boolean readOnlyInTable(String cluster, String node) {
+        for (MembershipChanges.Row row : rows(cluster)) {
+            if (row.readOnly().contains(node)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private boolean namedInTable(String cluster, String node) {
         for (MembershipChanges.Row row : rows(cluster)) {
             if (row.candidates().contains(node)) {
@@ -835,9 +844,18 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         if (first && (m == null || m.standing() == Member.Standing.LOST)) {
             if (!hasTable(cluster) || m == null && namedInTable(cluster, node)) {
                 members.put(storeKey(cluster, node), Member.active(node, event.getRack(), now));
-                publishMembership(cluster, node, MembershipState.ACTIVE, event.getRack(), event.getTotalBytes(),
-                        hasTable(cluster) ? "member: named in the slot table" : "member: reported capacity before the slot table was built",
-                        null, now);
+                if (readOnlyInTable(cluster, node)) {
+                    // an adopted table in the middle of a drain: the operator's DRAINING record is the
+                    // node's latest on the compacted membership topic, and this input brings it again;
+                    // an ACTIVE of ours would replace it there, and a later migrator without state
+                    // would never learn of the drain (its read-only marks would stay for good)
+                    LOG.info("{}: node {} is read-only in the slot table: a member being drained; its operator record stands",
+                            cluster, node);
+                } else {
+                    publishMembership(cluster, node, MembershipState.ACTIVE, event.getRack(), event.getTotalBytes(),
+                            hasTable(cluster) ? "member: named in the slot table"
+                                    : "member: reported capacity before the slot table was built", null, now);
+                }
             } else if (settings.autoJoin()) {
                 String reason = "joined: first capacity report" + (event.getRack() == null ? "" : ", rack " + event.getRack())
                         + ", " + MembershipChanges.bytes(event.getTotalBytes()) + " capacity";
@@ -853,6 +871,47 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             }
         } else if (m != null && m.standing() == Member.Standing.DRAINING) {
             finishDrainIfDone(cluster, m, now);
+        }
+        if (first) {
+            resumeDrains(cluster, now);
+        }
+    }
+
+    /**
+     * Starts a repair for a drain whose node still holds bytes in sets naming it when none runs:
+     * its repair may have ended before this state had the figures it needs (a migrator without
+     * state reads the operator's DRAINING and the capacity reports in no fixed order, and a plan
+     * without the draining node's report, or without a node to move to, has no move). Called on a
+     * node's first report, so at most once per node and state.
+     */
+    private void resumeDrains(String cluster, long now) {
+        RepairState state = repairs.get(cluster);
+        if (state == null || state.repairing() || !hasTable(cluster)) {
+            return;
+        }
+        List<MembershipChanges.Row> rows = rows(cluster);
+        List<Member> pending = new ArrayList<>();
+        try (KeyValueIterator<String, Member> it = members.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
+            while (it.hasNext()) {
+                Member m = it.next().value;
+                if (m.standing() == Member.Standing.DRAINING) {
+                    pending.add(m);
+                }
+            }
+        }
+        for (Member m : pending) {
+            Map<Integer, Long> held = MembershipChanges.held(m.node(), reading(cluster, m.node()), rows);
+            int shards = (int) held.values().stream().filter(b -> b > 0).count();
+            long bytes = held.values().stream().mapToLong(Long::longValue).sum();
+            if (shards == 0) {
+                continue;
+            }
+            if (m.drainShards() == 0) { // counted now, for the DRAINED reason
+                members.put(storeKey(cluster, m.node()), new Member(m.node(), m.standing(), m.rack(), m.since(), m.drainMarkedAt(),
+                        shards, bytes));
+            }
+            step(cluster, now, s -> coordinator.startRepair(s, "repair started: node " + m.node() + " draining (" + shards + " shards, "
+                    + MembershipChanges.bytes(bytes) + " to move)", now, () -> planView(cluster, now)));
         }
     }
 

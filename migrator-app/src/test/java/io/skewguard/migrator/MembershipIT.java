@@ -154,7 +154,10 @@ class MembershipIT {
             List<MigrationStatus> repair = new ArrayList<>();
             List<NodeMembership> members = new ArrayList<>();
 
-            // 1. the first plan builds the table (a CONFIRMED CAPACITY alert, as the detector would send)
+            // 1. the first plan builds the table (a CONFIRMED CAPACITY alert, as the detector would send), from the ring
+            // of the nodes whose capacity the migrator has: all of the first ones, as the keys were placed
+            await(statuses, repair, members, membership, failure,
+                    r -> members.stream().map(NodeMembership::getNode).distinct().count() == FIRST.size(), "every first node a member");
             Instant now = Instant.now();
             producer.send(new ProducerRecord<>(topics.alerts(), CLUSTER, alertSerde.serializer().serialize(topics.alerts(),
                     SkewAlert.newBuilder().setAlertId(CLUSTER + "/CAPACITY/CONFIRMED/1").setCluster(CLUSTER).setKind(AlertKind.CAPACITY)
@@ -275,7 +278,7 @@ class MembershipIT {
         return Math.sqrt(var) / mean;
     }
 
-    private static Map<Integer, SlotAssignment> readTable(EmbeddedKafka kafka, String topic, SchemaRegistrySerde<SlotAssignment> serde) {
+    static Map<Integer, SlotAssignment> readTable(EmbeddedKafka kafka, String topic, SchemaRegistrySerde<SlotAssignment> serde) {
         Map<Integer, SlotAssignment> table = new TreeMap<>();
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         try (KafkaConsumer<String, SlotAssignment> c = consumer(kafka, topic, serde)) {
@@ -290,7 +293,7 @@ class MembershipIT {
         return table;
     }
 
-    private static <V extends org.apache.avro.specific.SpecificRecord> KafkaConsumer<String, V> consumer(
+    static <V extends org.apache.avro.specific.SpecificRecord> KafkaConsumer<String, V> consumer(
             EmbeddedKafka kafka, String topic, SchemaRegistrySerde<V> serde) {
         Map<String, Object> config = new HashMap<>();
         config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());

@@ -142,6 +142,77 @@ class SlotTableAdoptionTest {
     }
 
     @Test
+    void aTableAdoptedInTheMiddleOfADrainLeavesTheOperatorsDrainingRecordStandingAndTheDrainFinishesOnIt() {
+        SimulatedAgents agents = skewedCluster();
+        harness = new MigratorHarness(stateDir, Map.of("max-parallel", "2"));
+        // the former deployment had marked n2 read-only (its drain under way) when it stopped
+        TestInputTopic<String, SlotAssignment> topic = slotTableTopic();
+        for (int slot = 0; slot < 16; slot++) {
+            SlotAssignment row = row(CLUSTER, slot, 3, RING_TABLE.candidateIds(slot));
+            if (row.getCandidates().contains("n2")) {
+                row.setReadOnly(List.of("n2"));
+            }
+            topic.pipeInput(CLUSTER + "/" + slot, row);
+        }
+
+        // a new application id reads its inputs from their start: first the capacity reports, then the operator's DRAINING
+        harness.sendCapacity(agents);
+        // an ACTIVE of the migrator would be n2's latest record on the compacted topic, in place of the operator's DRAINING
+        assertThat(harness.allMembership).filteredOn(m -> m.getNode().equals("n2")).isEmpty();
+        assertThat(harness.allMembership).filteredOn(m -> m.getNode().equals("n1")).extracting(m -> m.getState())
+                .containsExactly(io.skewguard.schemas.MembershipState.ACTIVE);
+        harness.sendOperator("n2", io.skewguard.schemas.MembershipState.DRAINING);
+        assertThat(harness.repairStatus.get(0).getMessage()).startsWith("repair started: node n2 draining");
+        harness.runAgents(agents, 10_000);
+        harness.sendCapacity(agents);
+
+        assertThat(agents.nodes.get("n2").shards()).isEmpty();
+        assertThat(harness.latestRows().values()).noneMatch(r -> r.getCandidates().contains("n2") || r.getReadOnly().contains("n2"));
+        assertThat(harness.allMembership).filteredOn(m -> m.getNode().equals("n2")).singleElement()
+                .satisfies(m -> assertThat(m.getState()).isEqualTo(io.skewguard.schemas.MembershipState.DRAINED));
+        assertThat(agents.serialQueueViolations).isEmpty();
+    }
+
+    @Test
+    void anOperatorsDrainingReadBeforeTheDrainingNodesFirstReportDrainsItOnceTheReportComes() {
+        SimulatedAgents agents = skewedCluster();
+        // a target CV so high that only a drain moves anything
+        harness = new MigratorHarness(stateDir, Map.of("max-parallel", "2", "target-cv", "1.0"));
+        TestInputTopic<String, SlotAssignment> topic = slotTableTopic();
+        for (int slot = 0; slot < 16; slot++) {
+            SlotAssignment row = row(CLUSTER, slot, 3, RING_TABLE.candidateIds(slot));
+            if (row.getCandidates().contains("n2")) {
+                row.setReadOnly(List.of("n2"));
+            }
+            topic.pipeInput(CLUSTER + "/" + slot, row);
+        }
+
+        // inputs read from their start come in no fixed order across topics: here the other nodes' reports,
+        // then the DRAINING, then n2's first report; the repair the DRAINING starts has nothing of n2 to move
+        long now = harness.tick();
+        agents.capacityReports(now).stream().filter(e -> !e.getNode().equals("n2")).forEach(e -> harness.capacity.pipeInput(e.getNode(), e, now));
+        harness.drainOutputs();
+        harness.sendOperator("n2", io.skewguard.schemas.MembershipState.DRAINING);
+        assertThat(harness.repairStatus).extracting(s -> s.getMessage()).hasSize(2)
+                .satisfies(m -> assertThat(m.get(0)).isEqualTo("repair started: node n2 draining (0 shards, 0 B to move)"))
+                .satisfies(m -> assertThat(m.get(1)).startsWith("repair done"));
+        harness.sendCapacity(agents);
+        harness.runAgents(agents, 10_000);
+        harness.sendCapacity(agents);
+
+        long held = java.util.stream.IntStream.range(0, 16).filter(slot -> RING_TABLE.candidateIds(slot).contains("n2")).count();
+        assertThat(harness.repairStatus).as("a repair for the drain once n2 reported").extracting(s -> s.getMessage())
+                .anyMatch(m -> m.startsWith("repair started: node n2 draining (" + held + " shards"));
+        assertThat(agents.nodes.get("n2").shards()).isEmpty();
+        assertThat(harness.latestRows().values()).noneMatch(r -> r.getCandidates().contains("n2") || r.getReadOnly().contains("n2"));
+        assertThat(harness.allMembership).filteredOn(m -> m.getNode().equals("n2")).singleElement().satisfies(m -> {
+            assertThat(m.getState()).isEqualTo(io.skewguard.schemas.MembershipState.DRAINED);
+            assertThat(m.getReason()).startsWith("drained: " + held + " shards");
+        });
+        assertThat(agents.serialQueueViolations).isEmpty();
+    }
+
+    @Test
     void rowsOfAnotherClusterWhoseIdStartsWithThisOnesAreNotAdoptedAndThisClusterGetsItsTableFromTheRing() {
         SimulatedAgents agents = skewedCluster();
         harness = new MigratorHarness(stateDir, Map.of("max-parallel", "2"));

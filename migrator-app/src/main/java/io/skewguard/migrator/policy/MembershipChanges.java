@@ -157,7 +157,7 @@ public final class MembershipChanges {
         long total = held.values().stream().mapToLong(Long::longValue).sum();
         StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "rebuild from replicas: %d slots, %s", held.size(), bytes(total)));
         int named = 0;
-        for (Map.Entry<Integer, Long> e : held.entrySet()) {
+        for (Map.Entry<Integer, Long> e : new TreeMap<>(held).entrySet()) { // slot order, whatever map it came in
             b.append(named == 0 ? ": slots " : ", ");
             if (named == 20) {
                 b.append("and ").append(held.size() - 20).append(" more");
