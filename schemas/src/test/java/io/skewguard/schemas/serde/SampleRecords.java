@@ -11,6 +11,8 @@ import io.skewguard.schemas.NodeWeight;
 import io.skewguard.schemas.ShardUsage;
 import io.skewguard.schemas.SkewAlert;
 import io.skewguard.schemas.SkewReport;
+import io.skewguard.schemas.MembershipState;
+import io.skewguard.schemas.NodeMembership;
 import io.skewguard.schemas.SlotAssignment;
 import io.skewguard.schemas.SlotHeat;
 import io.skewguard.schemas.StepResult;
@@ -41,7 +43,8 @@ final class SampleRecords {
         nodeWeight(),
         migrationCommandFull(), migrationCommandSparse(),
         migrationStatusFull(), migrationStatusSparse(),
-        slotAssignmentFull(), slotAssignmentSparse());
+        slotAssignmentFull(), slotAssignmentSparse(),
+        nodeMembershipFull(), nodeMembershipSparse());
   }
 
   static WriteEvent writeEvent() {
@@ -160,6 +163,7 @@ final class SampleRecords {
     return SlotAssignment.newBuilder()
         .setCluster("eu-1").setSlot(1234).setRoutingEpoch(17L)
         .setCandidates(List.of("node-01", "node-05", "node-09"))
+        .setReadOnly(List.of("node-05"))
         .setInFlightTarget("node-02").setInFlightSource("node-01").setMigrationId("m-1")
         .setUpdatedAt(T0)
         .build();
@@ -168,6 +172,22 @@ final class SampleRecords {
   static SlotAssignment slotAssignmentSparse() {
     return SlotAssignment.newBuilder()
         .setCluster("eu-1").setSlot(0).setRoutingEpoch(1L).setCandidates(List.of("node-01"))
+        .setUpdatedAt(T0)
+        .build();
+  }
+
+  static NodeMembership nodeMembershipFull() {
+    return NodeMembership.newBuilder()
+        .setCluster("eu-1").setNode("node-07").setState(MembershipState.LOST).setRack("rack-3")
+        .setCapacityBytes(100_000_000_000_000L).setSource("migrator")
+        .setReason("lost: no capacity report for 1d; replaced in 37 candidate sets at routing epoch 58")
+        .setRoutingEpoch(58L).setUpdatedAt(T0)
+        .build();
+  }
+
+  static NodeMembership nodeMembershipSparse() {
+    return NodeMembership.newBuilder()
+        .setCluster("eu-1").setNode("node-08").setState(MembershipState.DRAINING).setSource("operator")
         .setUpdatedAt(T0)
         .build();
   }
