@@ -335,7 +335,10 @@ class InputFuzzIT {
         List<FuzzTarget<?>> targets = List.of(
                 FuzzTarget.of(topics.nodeCapacity(), serializer(CapacityEvent.class), capacity, CapacityEvent::getNode,
                         invalid.capacityEvent()),
-                FuzzTarget.of(topics.alerts(), serializer(SkewAlert.class), alert, SkewAlert::getCluster, invalid.skewAlert()),
+                // an alert's since (when its state began) may lie far back: the migrator holds only its
+                // eventTime to the lateness bound (docs/migrator.md), so a far-past since is a good alert there
+                FuzzTarget.of(topics.alerts(), serializer(SkewAlert.class), alert, SkewAlert::getCluster,
+                        invalid.skewAlert().stream().filter(i -> !i.name().equals("since far past")).toList()),
                 FuzzTarget.of(topics.reports(), serializer(SkewReport.class), report, SkewReport::getCluster, invalid.skewReport()),
                 FuzzTarget.of(topics.migrationStatus(), serializer(MigrationStatus.class), status, MigrationStatus::getMigrationId,
                         invalid.migrationStatus()));
