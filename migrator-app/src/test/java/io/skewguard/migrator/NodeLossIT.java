@@ -39,9 +39,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.AfterAll;
@@ -106,8 +104,8 @@ class NodeLossIT {
         SchemaRegistrySerde<NodeMembership> membershipSerde = SchemaRegistrySerde.of(NodeMembership.class, serde, false);
         SchemaRegistrySerde<SlotAssignment> slotSerde = SchemaRegistrySerde.of(SlotAssignment.class, serde, false);
         try (KafkaStreams migrator = new KafkaStreams(MigratorTopology.build(settings), MigratorTopology.streamsConfig(settings));
-             KafkaConsumer<String, NodeMembership> membership = consumer(broker, topics.membership(), membershipSerde);
-             KafkaConsumer<String, SlotAssignment> rows = consumer(broker, topics.slotTable(), slotSerde);
+             KafkaConsumer<String, NodeMembership> membership = MembershipIT.consumer(broker, topics.membership(), membershipSerde);
+             KafkaConsumer<String, SlotAssignment> rows = MembershipIT.consumer(broker, topics.slotTable(), slotSerde);
              KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of(
                      "bootstrap.servers", broker.bootstrapServers()), new StringSerializer(), new ByteArraySerializer());
              WeightedRouter router = WeightedRouter.start(RoutingView.empty(CLUSTER, SLOTS), topics,
@@ -226,18 +224,4 @@ class NodeLossIT {
         return latest;
     }
 
-    private static <V extends org.apache.avro.specific.SpecificRecord> KafkaConsumer<String, V> consumer(
-            EmbeddedKafka kafka, String topic, SchemaRegistrySerde<V> serde) {
-        Map<String, Object> config = new HashMap<>();
-        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        KafkaConsumer<String, V> consumer = new KafkaConsumer<>(config, new StringDeserializer(), serde.deserializer());
-        List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-                .map(p -> new TopicPartition(topic, p.partition())).toList();
-        consumer.assign(partitions);
-        consumer.seekToBeginning(partitions);
-        return consumer;
-    }
 }
