@@ -27,6 +27,7 @@ import picocli.CommandLine.Command;
             io.skewguard.migrator.MigratorApp.class,
             io.skewguard.agent.AgentCommand.class,
             io.skewguard.runtime.topics.TopicsCommand.class,
+            io.skewguard.runtime.acls.AclsCommand.class,
             io.skewguard.migrator.membership.NodeCommand.class,
             // the simulators and the embedded demo
             io.skewguard.sim.placement.PlacementSimCommand.class,

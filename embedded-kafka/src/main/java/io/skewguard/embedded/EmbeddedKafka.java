@@ -84,16 +84,19 @@ import org.slf4j.LoggerFactory;
  *
  * <p>SASL mode: declaring users with {@link Builder#saslUser(String, String)} puts the client
  * listener on SASL_PLAINTEXT (still 127.0.0.1 only) with the mechanisms SCRAM-SHA-256 and PLAIN,
- * so clients without credentials or with a wrong password are refused. It is authentication only:
- * there is no authorizer, so every authenticated user may do everything. The SCRAM credentials are
+ * so clients without credentials or with a wrong password are refused. By itself it is
+ * authentication only: every authenticated user may do everything. {@link Builder#authorizer()} adds
+ * Kafka's standard authorizer, denying whatever no ACL allows (authorization mode). The SCRAM credentials are
  * written into the metadata at format time and so survive {@link #restart()}.
  * {@link #clientProperties(String)} gives exactly the client settings for one user (SCRAM-SHA-256),
  * {@link #writeClientProperties(Path, String)} writes them to a file for an application under test.
  * The test kit's own helpers ({@link #adminClient}, {@link #createTopics}, {@link #producer},
  * {@link #consumeUntil}, ...) keep working: they authenticate as an internal admin user with a
  * random password, whose settings {@link #clientProperties()} returns; the broker reaches its own
- * listener (e.g. for transaction markers) as that user with PLAIN. The controller listener stays
- * PLAINTEXT on its own loopback port, since only this process connects to it.
+ * listener (e.g. for transaction markers) as that user with PLAIN, and that user is the only super
+ * user in authorization mode. The controller listener stays PLAINTEXT on its own loopback port,
+ * since only this process connects to it, except in authorization mode, where it takes PLAIN from
+ * the admin only.
  *
  * <p>The helpers ({@link #createTopics}, {@link #producer}, {@link #consumeUntil}) are generic over
  * Kafka's {@link Serializer} and {@link Deserializer}, so they work with String serdes as well as
@@ -132,6 +135,8 @@ public final class EmbeddedKafka implements AutoCloseable {
     private final Map<String, String> extraBrokerProperties;
     /** The accepted users when the client listener is SASL_PLAINTEXT; null when it is PLAINTEXT. */
     private final SaslUsers saslUsers;
+    /** Whether the standard authorizer decides every request by ACLs (SASL mode only). */
+    private final boolean authorizer;
 
     private State state = State.NEW;
     private Path dataDir;
@@ -147,6 +152,11 @@ public final class EmbeddedKafka implements AutoCloseable {
         this.startTimeout = builder.startTimeout;
         this.extraBrokerProperties = Map.copyOf(builder.brokerProperties);
         this.saslUsers = builder.saslUsers.isEmpty() ? null : SaslUsers.of(builder.saslUsers);
+        this.authorizer = builder.authorizer;
+        if (authorizer && saslUsers == null) {
+            // without authentication every client is User:ANONYMOUS, so ACLs could not tell the apps apart
+            throw new IllegalArgumentException("the authorizer needs SASL: declare the principals with Builder.saslUser");
+        }
     }
 
     /** A builder with the defaults: a free port, data removed on close, 60 s start timeout. */
@@ -238,6 +248,11 @@ public final class EmbeddedKafka implements AutoCloseable {
     /** Whether the client listener is SASL_PLAINTEXT, i.e. at least one {@link Builder#saslUser} was declared. */
     public boolean isSasl() {
         return saslUsers != null;
+    }
+
+    /** Whether the broker authorizes every request by ACLs ({@link Builder#authorizer()}). */
+    public boolean isAuthorizing() {
+        return authorizer;
     }
 
     /**
@@ -606,11 +621,22 @@ public final class EmbeddedKafka implements AutoCloseable {
         p.put("listeners", brokerListener + "://" + HOST + ":" + brokerPort + ","
                 + CONTROLLER_LISTENER + "://" + HOST + ":" + controllerPort);
         p.put("advertised.listeners", brokerListener + "://" + HOST + ":" + brokerPort);
-        p.put("listener.security.protocol.map", brokerListener + ":" + brokerListener + "," + CONTROLLER_LISTENER + ":PLAINTEXT");
+        // with the authorizer the controller listener authenticates too: the broker's registration
+        // and heartbeats need CLUSTER_ACTION, which a PLAINTEXT (User:ANONYMOUS) caller would not have
+        // and must not be given, since anyone on the loopback could then speak to the controller
+        String controllerProtocol = authorizer ? "SASL_PLAINTEXT" : "PLAINTEXT";
+        p.put("listener.security.protocol.map", brokerListener + ":" + brokerListener + "," + CONTROLLER_LISTENER + ":" + controllerProtocol);
         p.put("controller.listener.names", CONTROLLER_LISTENER);
         p.put("inter.broker.listener.name", brokerListener);
         if (saslUsers != null) {
             p.putAll(saslUsers.brokerProperties(brokerListener));
+        }
+        if (authorizer) {
+            p.putAll(saslUsers.controllerProperties(CONTROLLER_LISTENER));
+            p.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+            p.put("allow.everyone.if.no.acl.found", "false");
+            // the broker itself and the kit's helpers (which create topics and ACLs) act as the admin
+            p.put("super.users", "User:" + SaslUsers.ADMIN);
         }
         p.put("log.dirs", logDir().toString());
         p.put("metadata.log.dir", logDir().toString());
@@ -773,8 +799,22 @@ public final class EmbeddedKafka implements AutoCloseable {
         private Duration startTimeout = Duration.ofSeconds(60);
         private final Map<String, String> brokerProperties = new LinkedHashMap<>();
         private final Map<String, String> saslUsers = new LinkedHashMap<>();
+        private boolean authorizer;
 
         private Builder() {
+        }
+
+        /**
+         * Turns on Kafka's standard authorizer ({@code StandardAuthorizer}) with
+         * {@code allow.everyone.if.no.acl.found=false}: a declared user may do only what an ACL
+         * allows it, and nothing at all without one. The internal admin user (the broker itself and
+         * this kit's helpers, {@link EmbeddedKafka#adminClient()} included, which creates the ACLs)
+         * is the only super user. Needs at least one {@link #saslUser}; the controller listener then
+         * authenticates with SASL too.
+         */
+        public Builder authorizer() {
+            this.authorizer = true;
+            return this;
         }
 
         /**
@@ -836,7 +876,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         @Override
         public String toString() {
             return "EmbeddedKafka.Builder{port=" + port + ", keepData=" + keepData + ", startTimeout=" + startTimeout
-                    + ", saslUsers=" + saslUsers.keySet()
+                    + ", saslUsers=" + saslUsers.keySet() + ", authorizer=" + authorizer
                     + ", brokerProperties=" + brokerProperties.entrySet().stream()
                     .map(Map.Entry::toString).collect(Collectors.joining(", ", "{", "}")) + "}";
         }

@@ -109,6 +109,23 @@ final class SaslUsers {
     }
 
     /**
+     * The broker settings that put SASL with PLAIN on the controller listener {@code listener}, which
+     * only this process reaches: the broker's side as a client (as the admin) and the controller's side
+     * as a server that accepts only the admin.
+     */
+    Map<String, String> controllerProperties(String listener) {
+        String prefix = "listener.name." + listener.toLowerCase(Locale.ROOT) + ".";
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("sasl.mechanism.controller.protocol", PLAIN_MECHANISM);
+        p.put(prefix + "sasl.enabled.mechanisms", PLAIN_MECHANISM);
+        p.put(prefix + PLAIN_MECHANISM.toLowerCase(Locale.ROOT) + ".sasl.jaas.config",
+                "org.apache.kafka.common.security.plain.PlainLoginModule required"
+                        + " username=\"" + ADMIN + "\" password=\"" + passwords.get(ADMIN) + "\""
+                        + " user_" + ADMIN + "=\"" + passwords.get(ADMIN) + "\";");
+        return p;
+    }
+
+    /**
      * Exactly the settings a client needs to connect as {@code name} with SCRAM-SHA-256.
      *
      * @throws IllegalArgumentException if {@code name} is not a user of this broker

@@ -1,11 +1,14 @@
 package io.skewguard.runtime.topics;
 
+import io.skewguard.runtime.lifecycle.StartRefused;
 import io.skewguard.runtime.lifecycle.StartStep;
 import io.skewguard.runtime.settings.ClientType;
 import io.skewguard.runtime.settings.CommonSettings;
 import io.skewguard.runtime.settings.Settings;
 import java.time.Duration;
 import java.util.Properties;
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.AuthorizationException;
 
 /**
  * The first service of every SkewGuard process: at start it checks that every SkewGuard topic
@@ -43,7 +46,33 @@ public final class RequiredTopics extends StartStep {
     protected void run() {
         try (TopicProvisioner provisioner = TopicProvisioner.connect(adminProperties, TIMEOUT)) {
             provisioner.requireTopics(plan, create);
+        } catch (IllegalStateException e) {
+            // refused credentials or rights are the operator's to fix, and the first thing every
+            // process does is this check: one line that says so, not a stack trace
+            throw refusal(e).orElseThrow(() -> e);
         }
+    }
+
+    /** A refused login or request as a {@link StartRefused} that says what to check; empty for other failures. */
+    java.util.Optional<StartRefused> refusal(IllegalStateException e) {
+        String servers = " (Kafka at " + adminProperties.getProperty("bootstrap.servers", "?") + ")";
+        for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+            if (t instanceof AuthenticationException) {
+                return java.util.Optional.of(new StartRefused("Kafka refused this app's credentials (" + t.getClass().getSimpleName()
+                        + ": " + oneLine(t.getMessage()) + "); check security.protocol, sasl.mechanism and sasl.jaas.config"
+                        + " in the --config file" + servers));
+            }
+            if (t instanceof AuthorizationException) {
+                return java.util.Optional.of(new StartRefused("Kafka refused a request of this app's principal (" + t.getClass().getSimpleName()
+                        + ": " + oneLine(t.getMessage()) + "); every role needs DESCRIBE and DESCRIBE_CONFIGS on the SkewGuard topics:"
+                        + " see './skewguard acls'" + servers));
+            }
+        }
+        return java.util.Optional.empty();
+    }
+
+    private static String oneLine(String message) {
+        return message == null ? "no message" : message.replaceAll("\\s+", " ").trim();
     }
 
 }

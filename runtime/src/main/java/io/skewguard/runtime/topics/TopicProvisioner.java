@@ -170,7 +170,8 @@ public final class TopicProvisioner implements AutoCloseable {
     String missingMessage(TopicPlan plan, List<String> missing) {
         return "missing SkewGuard topic" + (missing.size() == 1 ? " " : "s ") + String.join(", ", missing) + " on " + bootstrapServers
                 + "; create them with\n  " + plan.createCommand(bootstrapServers)
-                + (clientConfigGiven ? " --config FILE\n(FILE: the Kafka client keys this app was given, e.g. security.protocol, sasl.*, ssl.*)" : "")
+                + (clientConfigGiven ? " --config FILE\n(FILE: the Kafka client keys this app was given, e.g. security.protocol, sasl.*, ssl.*;"
+                        + " on a cluster with ACLs a topic this app's principal may not describe looks missing too: see './skewguard acls')" : "")
                 + "\nor start with create-topics=true";
     }
 
