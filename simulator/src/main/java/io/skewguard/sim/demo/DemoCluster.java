@@ -148,8 +148,8 @@ final class DemoCluster implements AutoCloseable {
         this.initialTable = SlotTable.fromRing(HashRing.of(ring, scenario.vnodesPerUnit()), scenario.candidates(), slots);
         this.view = RoutingView.of(cluster, initialTable);
         this.router = WeightedRouter.start(view, settings.topics(),
-                Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                        ConsumerConfig.CLIENT_ID_CONFIG, settings.applicationId("writer")), serdeConfig());
+                settings.clientConfig("demo", Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+                        ConsumerConfig.CLIENT_ID_CONFIG, settings.applicationId("writer"))), serdeConfig());
         for (NodeSpec n : scenario.nodes()) {
             startNode(n);
         }
@@ -163,12 +163,13 @@ final class DemoCluster implements AutoCloseable {
         Map<String, Object> serde = serdeConfig();
         stores.put(n.id(), new InMemoryNodeStore(n.id(), slots, clock::get, stores::get));
         {
-            Map<String, Object> kafka = new HashMap<>(serde);
+            // the node's agent and reporter connect as the node's principal
+            Map<String, Object> kafka = settings.clientConfig(DemoSettings.agentRole(n.id()), serde);
             kafka.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
             AgentSettings agent = new AgentSettings(cluster, n.id(), slots, settings.topics(),
                     agentStateDir.resolve(n.id() + ".state"), Duration.ofMillis(200), Duration.ofMillis(scenario.stepMillis()), kafka);
             agents.put(n.id(), new CommandAgent(agent, new ScaledNodeStore(stores.get(n.id()), scale), clock::get));
-            Map<String, Object> producerConfig = new HashMap<>();
+            Map<String, Object> producerConfig = settings.clientConfig(DemoSettings.agentRole(n.id()), Map.of());
             producerConfig.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
             producerConfig.put(ProducerConfig.CLIENT_ID_CONFIG, settings.applicationId("reporter-" + n.id()));
             producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");

@@ -73,6 +73,17 @@ public final class DemoCommand implements Callable<Integer> {
             description = "prefix of every topic (default: skew. on the embedded broker, skewguard-demo-<run>. on an existing one)")
     String topicPrefix;
 
+    @Option(names = "--client-config-dir", paramLabel = "DIR",
+            description = {"with --bootstrap-servers: Kafka client properties files, one per principal (a secured cluster, "
+                    + "docs/security.md): detector, balancer, migrator, agent-<node> for every node, and demo (its own writers, "
+                    + "observer and topic creation), each DIR/<name>.properties"})
+    Path clientConfigDir;
+
+    @Option(names = "--run-id", paramLabel = "ID",
+            description = "the run's id in application ids (skewguard-demo-<ID>-detector, …) and the registry scope; "
+                    + "give one to set ACLs for the apps before the run (default: random)")
+    String runIdOption;
+
     @Option(names = "--list", description = "list the demo scenarios")
     boolean list;
 
@@ -230,10 +241,14 @@ public final class DemoCommand implements Callable<Integer> {
     DemoSettings settings() {
         Scenario scenario = resolve(scenarioName);
         double x = speed != null ? speed : Math.max(1.0, scenario.durationMillis() / 180_000.0);
-        String runId = UUID.randomUUID().toString().substring(0, 8);
+        if (runIdOption != null && !runIdOption.matches("[A-Za-z0-9-]{1,40}")) {
+            throw new IllegalArgumentException("--run-id must be 1 to 40 letters, digits or '-', was '" + runIdOption + "'");
+        }
+        String runId = runIdOption != null ? runIdOption : UUID.randomUUID().toString().substring(0, 8);
         String prefix = topicPrefix != null ? topicPrefix
                 : bootstrapServers == null ? Topics.DEFAULT_PREFIX : "skewguard-demo-" + runId + ".";
-        return new DemoSettings(scenario, x, writesPerStep, fillKeys, bootstrapServers, schemaRegistryUrl, prefix, runId, keep);
+        return new DemoSettings(scenario, x, writesPerStep, fillKeys, bootstrapServers, schemaRegistryUrl, prefix, runId, keep,
+                clientConfigDir);
     }
 
     /** A demo scenario by name, or a scenario file. */

@@ -36,10 +36,11 @@ final class DemoOperator implements AutoCloseable {
     private final KafkaProducer<byte[], byte[]> producer;
     private final SchemaRegistrySerde<NodeMembership> serde;
 
-    DemoOperator(String cluster, Topics topics, String bootstrapServers, Map<String, Object> serdeConfig, String clientId) {
+    DemoOperator(String cluster, Topics topics, Map<String, String> clientKeys, String bootstrapServers,
+                 Map<String, Object> serdeConfig, String clientId) {
         this.cluster = cluster;
         this.topic = topics.membership();
-        Map<String, Object> config = new HashMap<>();
+        Map<String, Object> config = new HashMap<>(clientKeys);
         config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         config.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
         config.put(ProducerConfig.ACKS_CONFIG, "all");

@@ -140,13 +140,13 @@ public final class DemoRun implements AutoCloseable {
                 throw new IllegalStateException("the demo is closing");
             }
             cluster = new DemoCluster(settings, stack.bootstrapServers(), agentDir, start);
-            observer = new LoopObserver(DemoSettings.CLUSTER, settings.topics(), stack.bootstrapServers(),
+            observer = new LoopObserver(DemoSettings.CLUSTER, settings.topics(), settings.clientKeys("demo"), stack.bootstrapServers(),
                     Map.of("schema.registry.url", settings.registryUrl()), settings.applicationId("observer"),
                     cluster::elapsed).start();
-            operator = new DemoOperator(DemoSettings.CLUSTER, settings.topics(), stack.bootstrapServers(),
+            operator = new DemoOperator(DemoSettings.CLUSTER, settings.topics(), settings.clientKeys("demo"), stack.bootstrapServers(),
                     Map.of("schema.registry.url", settings.registryUrl()), settings.applicationId("operator"));
-            admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers(),
-                    AdminClientConfig.CLIENT_ID_CONFIG, settings.applicationId("observer-admin")));
+            admin = Admin.create(settings.clientConfig("demo", Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers(),
+                    AdminClientConfig.CLIENT_ID_CONFIG, settings.applicationId("observer-admin"))));
         }
         cluster.fill();
 

@@ -9,7 +9,10 @@ import io.skewguard.schemas.Topics;
 import io.skewguard.sim.scenario.NodeSpec;
 import io.skewguard.sim.scenario.Scenario;
 import io.skewguard.sim.scenario.ScenarioEvent;
+import io.skewguard.runtime.settings.SettingsModel;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,6 +43,10 @@ import java.util.Objects;
  * @param topicPrefix prefix of every topic
  * @param runId distinguishes this run's application ids, registry scope and (on an existing broker) topics
  * @param keep keep the temporary directories (broker data, state stores, agents' state files)
+ * @param clientConfigDir null, or a directory of Kafka client properties files, one per principal
+ *     (a secured cluster, docs/security.md): {@code detector}, {@code balancer}, {@code migrator},
+ *     {@code agent-<node>} for every node (its agent and its reporter) and {@code demo} (the demo's own
+ *     topic creation, writers, observer and operator), each {@code <name>.properties}
  */
 public record DemoSettings(
         Scenario scenario,
@@ -50,7 +57,14 @@ public record DemoSettings(
         String schemaRegistryUrl,
         String topicPrefix,
         String runId,
-        boolean keep) {
+        boolean keep,
+        Path clientConfigDir) {
+
+    /** Without client properties files: every client connects with {@code bootstrap.servers} alone. */
+    public DemoSettings(Scenario scenario, double speed, int writesPerStep, int fillKeys, String bootstrapServers,
+                        String schemaRegistryUrl, String topicPrefix, String runId, boolean keep) {
+        this(scenario, speed, writesPerStep, fillKeys, bootstrapServers, schemaRegistryUrl, topicPrefix, runId, keep, null);
+    }
 
     /** The id of the simulated cluster in every event. */
     public static final String CLUSTER = "demo";
@@ -89,6 +103,19 @@ public record DemoSettings(
                 // the migrator builds the slot table from a ring of weight 1 per node (docs/migrator.md §3)
                 throw new IllegalArgumentException("the demo needs ring weight 1 for every node; " + n.id()
                         + " has " + n.ringWeight());
+            }
+        }
+        if (clientConfigDir != null) {
+            if (bootstrapServers == null) {
+                throw new IllegalArgumentException("client properties files are for an existing (secured) Kafka: give --bootstrap-servers too");
+            }
+            List<String> roles = new ArrayList<>(List.of("detector", "balancer", "migrator", "demo"));
+            every.forEach(n -> roles.add(agentRole(n.id())));
+            List<String> missing = roles.stream().map(r -> r + ".properties")
+                    .filter(f -> !Files.isRegularFile(clientConfigDir.resolve(f))).toList();
+            if (!missing.isEmpty()) {
+                throw new IllegalArgumentException("client properties directory " + clientConfigDir + " lacks " + String.join(", ", missing)
+                        + " (one file per principal: detector, balancer, migrator, demo, agent-<node> for every node)");
             }
         }
         if (scenario.candidates() >= fewestStaying) {
@@ -195,9 +222,32 @@ public record DemoSettings(
         return MigratorSettings.of(v);
     }
 
-    /** What every app of the demo shares: Kafka, the registry, its own application id, the prefix, 200 ms commits, its state directory. */
+    /** The role of node {@code node}'s agent and reporter among the client properties files. */
+    public static String agentRole(String node) {
+        return "agent-" + node;
+    }
+
+    /**
+     * The Kafka client keys of {@code role} (e.g. {@code security.protocol}, {@code sasl.jaas.config})
+     * from {@code <clientConfigDir>/<role>.properties}; empty without a directory.
+     */
+    public Map<String, String> clientKeys(String role) {
+        if (clientConfigDir == null) {
+            return Map.of();
+        }
+        return SettingsModel.readFile(clientConfigDir.resolve(role + ".properties"));
+    }
+
+    /** {@link #clientKeys} for a client built directly, plus {@code more} (which wins). */
+    public Map<String, Object> clientConfig(String role, Map<String, ?> more) {
+        Map<String, Object> config = new HashMap<>(clientKeys(role));
+        config.putAll(more);
+        return config;
+    }
+
+    /** What every app of the demo shares: Kafka (and its client keys), the registry, its own application id, the prefix, 200 ms commits, its state directory. */
     private Map<String, String> common(String app, String bootstrap, Path stateDir) {
-        Map<String, String> f = new LinkedHashMap<>();
+        Map<String, String> f = new LinkedHashMap<>(clientKeys(app));
         f.put(CommonSettings.BOOTSTRAP_SERVERS, bootstrap);
         f.put(CommonSettings.SCHEMA_REGISTRY_URL, registryUrl());
         f.put(CommonSettings.APPLICATION_ID, applicationId(app));

@@ -119,9 +119,9 @@ public final class EmbeddedStack implements AutoCloseable {
 
     private void createTopics() {
         TopicPlan plan = new TopicPlan(settings.topicPrefix(), 3, 1, 0, Duration.ZERO, Duration.ZERO, Duration.ZERO);
-        Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+        Admin admin = Admin.create(settings.clientConfig("demo", Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
                 AdminClientConfig.CLIENT_ID_CONFIG, settings.applicationId("admin"),
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000));
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000)));
         try (TopicProvisioner provisioner = new TopicProvisioner(admin, bootstrapServers, Duration.ofSeconds(30))) {
             Provisioned p = provisioner.create(plan);
             p.alreadyThere().forEach(t -> LOG.info("topic {} exists; kept", t));

@@ -111,12 +111,12 @@ final class LoopObserver implements AutoCloseable {
      * @param simulatedElapsed the simulated time elapsed since the start of the run, to date what is
      *     read from the membership topic
      */
-    LoopObserver(String cluster, Topics topics, String bootstrapServers, Map<String, Object> serdeConfig, String clientId,
-                 LongSupplier simulatedElapsed) {
+    LoopObserver(String cluster, Topics topics, Map<String, String> clientKeys, String bootstrapServers,
+                 Map<String, Object> serdeConfig, String clientId, LongSupplier simulatedElapsed) {
         this.cluster = cluster;
         this.simulatedElapsed = simulatedElapsed;
         this.topics = topics;
-        Map<String, Object> config = new HashMap<>();
+        Map<String, Object> config = new HashMap<>(clientKeys);
         config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         config.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
         config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
