@@ -7,6 +7,7 @@ import io.skewguard.balancer.BalancerSettings;
 import io.skewguard.detector.DetectorSettings;
 import io.skewguard.migrator.MigratorSettings;
 import io.skewguard.migrator.membership.NodeCommand;
+import io.skewguard.runtime.acls.AclsCommand;
 import io.skewguard.runtime.settings.SettingsModel;
 import io.skewguard.runtime.settings.SettingsReference;
 import io.skewguard.runtime.topics.TopicPlan;
@@ -24,7 +25,7 @@ class ConfigurationReferenceTest {
 
     /** Every model of a command a user runs, in the order of the reference. */
     static final List<SettingsModel> MODELS = List.of(DetectorSettings.MODEL, BalancerSettings.MODEL, MigratorSettings.MODEL,
-            AgentServiceSettings.MODEL, TopicPlan.MODEL, NodeCommand.MODEL);
+            AgentServiceSettings.MODEL, TopicPlan.MODEL, NodeCommand.MODEL, AclsCommand.MODEL);
 
     static final Path REFERENCE = Path.of("..", "docs", "configuration.md");
 

@@ -70,6 +70,15 @@ class EmbeddedKafkaTest {
     }
 
     @Test
+    void theAuthorizerNeedsSaslSinceWithoutItEveryClientWouldBeTheSamePrincipal() {
+        assertThatThrownBy(() -> EmbeddedKafka.builder().authorizer().build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("saslUser");
+        EmbeddedKafka authorizing = EmbeddedKafka.builder().saslUser("alice", "a1").authorizer().build();
+        assertThat(authorizing.isAuthorizing()).isTrue();
+        assertThat(EmbeddedKafka.builder().saslUser("alice", "a1").build().isAuthorizing()).isFalse();
+    }
+
+    @Test
     void extensionWithoutARunningBrokerExplainsHowToRegisterIt() {
         assertThatThrownBy(() -> new KafkaBrokerExtension().broker())
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("static");

@@ -169,7 +169,7 @@ class AclsIT {
         assertThatThrownBy(() -> new RequiredTopics(TopicPlan.defaults(TOPICS.prefix()), properties("nobody"), false).start())
                 .isInstanceOf(StartRefused.class)
                 .hasMessageContaining("missing SkewGuard topics")
-                .hasMessageContaining("may not describe them")
+                .hasMessageContaining("may not describe looks missing")
                 .hasMessageContaining("./skewguard acls");
     }
 
