@@ -126,7 +126,7 @@ public record AclPlan(Topics topics, StreamsRole detector, StreamsRole balancer,
         m.topic(t.nodeCapacity(), AclOperation.READ, "each node's bytes per slot: what to move");
         m.topic(t.migrationStatus(), AclOperation.READ, "the agents' answers to migration steps");
         m.topic(t.membership(), AclOperation.READ, "joining and leaving nodes");
-        m.topic(t.slotTable(), AclOperation.READ, "its own slot table, read back at start");
+        m.topic(t.slotTable(), AclOperation.READ, "the slot table as published (its global store)");
         m.topic(t.migrationCommands(), AclOperation.WRITE, "migration commands to the agents (the migrator alone)");
         m.topic(t.slotTable(), AclOperation.WRITE, "the slot table the writers and agents route by (the migrator alone)");
         m.topic(t.membership(), AclOperation.WRITE, "membership changes it completes (joined, drained)");
