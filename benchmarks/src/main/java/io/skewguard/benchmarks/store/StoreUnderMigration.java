@@ -167,7 +167,8 @@ public final class StoreUnderMigration implements Callable<Integer> {
      */
     private String[] drawKeys() {
         ZipfKeys zipf = new ZipfKeys(slots, keys, heatSkew, 7);
-        String[] drawn = new String[1 << 18];
+        // ten seconds of writes, cycled: enough for the Zipf shape, and drawing (naming) keys is slow
+        String[] drawn = new String[Integer.highestOneBit(Math.max(1024, Math.min(1 << 18, writesPerSecond * 10)))];
         for (int i = 0; i < drawn.length; i++) {
             drawn[i] = zipf.next();
         }
