@@ -42,6 +42,9 @@ public final class JmhRun {
     @Option(names = "--result-json", description = "also write JMH's JSON result to this file")
     String resultJson;
 
+    @Option(names = "--prof", description = "another JMH profiler beside gc, by JMH's name and options (e.g. stack, jfr); repeatable")
+    java.util.List<String> profilers = java.util.List.of();
+
     /**
      * Runs the benchmarks matching {@code pattern} (a regular expression over
      * {@code Class.method}); the scores keyed {@code method@param} (the one parameter value, or
@@ -56,6 +59,10 @@ public final class JmhRun {
                 .warmupIterations(warmupIterations).warmupTime(TimeValue.seconds(seconds))
                 .measurementIterations(iterations).measurementTime(TimeValue.seconds(seconds))
                 .addProfiler(GCProfiler.class);
+        for (String p : profilers) {
+            int colon = p.indexOf(':');
+            options.addProfiler(colon < 0 ? p : p.substring(0, colon), colon < 0 ? "" : p.substring(colon + 1));
+        }
         if (resultJson != null) {
             options.result(resultJson).resultFormat(org.openjdk.jmh.results.format.ResultFormatType.JSON);
         }
