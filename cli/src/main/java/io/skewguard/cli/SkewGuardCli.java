@@ -33,6 +33,8 @@ import picocli.CommandLine.Command;
             io.skewguard.sim.placement.PlacementSimCommand.class,
             io.skewguard.sim.run.SimulateCommand.class,
             io.skewguard.sim.demo.DemoCommand.class,
+            // measurements
+            io.skewguard.benchmarks.BenchCommand.class,
         })
 public final class SkewGuardCli implements Runnable {
 

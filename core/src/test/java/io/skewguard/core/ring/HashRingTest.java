@@ -71,6 +71,25 @@ class HashRingTest {
         }
     }
 
+    @Test
+    void pointIndexAtOrAfterIsTheFirstPointAtOrAfterThePositionWithWrap() {
+        // the candidate walks start here; empty buckets hold an owner, not a point, so it is found another way
+        for (int n : new int[] {1, 3, 48}) {
+            HashRing ring = HashRing.of(nodes(n));
+            TreeMap<Long, Integer> indexByPoint = new TreeMap<>(Long::compareUnsigned);
+            for (int i = 0; i < ring.pointCount(); i++) {
+                indexByPoint.put(ring.point(i), i);
+            }
+            SplittableRandom random = new SplittableRandom(n + 100);
+            for (int k = 0; k < 5_000; k++) {
+                long hash = random.nextLong();
+                Map.Entry<Long, Integer> e = indexByPoint.ceilingEntry(hash);
+                assertThat(ring.pointIndexAtOrAfter(hash)).as("n=%d hash=%x", n, hash)
+                        .isEqualTo(e == null ? 0 : e.getValue());
+            }
+        }
+    }
+
     @Property(tries = 300)
     void lookupAgreesWithTreeMapForAnyHash(@ForAll long hash) {
         HashRing ring = SHARED_RING;

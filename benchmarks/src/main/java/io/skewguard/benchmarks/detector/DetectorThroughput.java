@@ -1,4 +1,4 @@
-package io.skewguard.detector.bench;
+package io.skewguard.benchmarks.detector;
 
 import io.skewguard.detector.DetectorApp;
 import io.skewguard.detector.DetectorSettings;
@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -33,6 +34,9 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import io.skewguard.benchmarks.MachineLoad;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * End-to-end detector throughput through a real (in-JVM) broker, next to a plain consumer that
@@ -52,42 +56,61 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  *       is closed;
  * </ol>
  *
- * The two run in {@value #ROUNDS} interleaved rounds; the table gives medians and the range of
+ * The two run in interleaved rounds (three by default); the table gives medians and the range of
  * the per-round ratio.
  *
- * Run: see docs/detector-benchmark.md. Arguments: {@code [events] [partitions] [nodes,...]
- * [ingest threads]}, defaults {@code 2000000 4 48,512 1}; slots are 4096.
+ * Run: {@code ./skewguard bench detector} (docs/detector-benchmark.md); slots are 4096.
  */
-public final class DetectorThroughput {
+@Command(name = "detector", mixinStandardHelpOptions = true,
+        description = {"Detector throughput against a plain consumer (read + decode) on an in-JVM broker (~5 min).",
+            "Interleaved rounds of each on the same topic; medians and the per-round ratios."})
+public final class DetectorThroughput implements Callable<Integer> {
 
     // event (and record) times near now: topics keep records for 7 days by their timestamps, so
     // events from 2023 would be deleted by the broker's retention check under the app's feet
     private static final long T0 = System.currentTimeMillis() / 60_000 * 60_000;
     private static final long SPAN_MS = 120_000;
     private static final int SLOTS = 4096;
-    private static final int ROUNDS = 3;
 
-    public static void main(String[] args) throws Exception {
-        int events = args.length > 0 ? Integer.parseInt(args[0]) : 2_000_000;
-        int partitions = args.length > 1 ? Integer.parseInt(args[1]) : 4;
-        String threads = args.length > 3 ? args[3] : "1";
-        List<Integer> shapes = new ArrayList<>();
-        for (String s : (args.length > 2 ? args[2] : "48,512").split(",")) {
-            shapes.add(Integer.parseInt(s.trim()));
+    @Option(names = "--events", defaultValue = "3000000", description = "write events per cluster shape (default: ${DEFAULT-VALUE})")
+    int events;
+
+    @Option(names = "--partitions", defaultValue = "4", description = "partitions of the input topics (default: ${DEFAULT-VALUE})")
+    int partitions;
+
+    @Option(names = "--nodes", defaultValue = "48,512", split = ",",
+            description = "cluster shapes: node counts, each × 4096 slots (default: ${DEFAULT-VALUE})")
+    List<Integer> shapes;
+
+    @Option(names = "--ingest-threads", defaultValue = "1", description = "the detector's ingest loops (default: ${DEFAULT-VALUE})")
+    int threads;
+
+    @Option(names = "--rounds", defaultValue = "3", description = "interleaved rounds, consumer then detector (default: ${DEFAULT-VALUE})")
+    int rounds;
+
+    @Override
+    public Integer call() throws Exception {
+        if (events < 1 || partitions < 1 || threads < 1 || rounds < 1 || shapes.stream().anyMatch(n -> n < 1)) {
+            throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+                    "--events, --partitions, --nodes, --ingest-threads and --rounds must all be at least 1");
         }
+        MachineLoad load = MachineLoad.now();
         List<String> rows = new ArrayList<>();
         try (EmbeddedKafka kafka = EmbeddedKafka.builder().build().start()) {
             for (int nodes : shapes) {
-                rows.add(run(kafka, events, partitions, nodes, threads));
+                rows.add(run(kafka, events, partitions, nodes, Integer.toString(threads)));
             }
         }
         System.out.println();
         System.out.println("| nodes × slots | events | ingest threads | plain consumer (read + decode) events/s, median | detector events/s (all input taken), median | ratio detector / consumer (medians; per-round range) | detector events/s (all input committed), median | ratio, committed / consumer | detector heap after a full window |");
         System.out.println("|---|---|---|---|---|---|---|---|---|");
         rows.forEach(System.out::println);
+        System.out.println();
+        System.out.println(load.untilNow());
+        return 0;
     }
 
-    private static String run(EmbeddedKafka kafka, int events, int partitions, int nodes, String threads) throws Exception {
+    private String run(EmbeddedKafka kafka, int events, int partitions, int nodes, String threads) throws Exception {
         Topics topics = new Topics("bench" + nodes + ".");
         kafka.createTopics(partitions, topics.nodeWrites(), topics.nodeCapacity());
         kafka.createTopics(1, topics.reports(), topics.alerts(), topics.dlq());
@@ -106,7 +129,7 @@ public final class DetectorThroughput {
         List<Double> committedRates = new ArrayList<>();
         List<Double> ratios = new ArrayList<>();
         List<Long> heaps = new ArrayList<>();
-        for (int round = 1; round <= ROUNDS; round++) {
+        for (int round = 1; round <= rounds; round++) {
             double c = plainConsumer(kafka, topics, writeSerde, events);
             System.out.printf("%d nodes, round %d: plain consumer %.0f events/s%n", nodes, round, c);
             Measured d = detector(kafka, topics, serdeConfig, nodes + "-" + round, round, threads, total, ends);

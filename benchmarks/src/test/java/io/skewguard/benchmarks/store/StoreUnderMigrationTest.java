@@ -1,0 +1,46 @@
+package io.skewguard.benchmarks.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class StoreUnderMigrationTest {
+
+    @Test
+    void aShortRunMovesSlotsBetweenRealStoresAndPrintsBothLatenciesTheRatioAndTheSwitchTime() {
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        PrintStream out = System.out;
+        int exit;
+        try {
+            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            exit = new CommandLine(new StoreUnderMigration()).execute("--nodes", "4", "--slots", "32", "--keys", "2000",
+                    "--writes-per-second", "200", "--phase-seconds", "1", "--rounds", "1");
+        } finally {
+            System.setOut(out);
+        }
+        String printed = captured.toString(StandardCharsets.UTF_8);
+
+        assertThat(exit).as(printed).isZero();
+        assertThat(printed).containsPattern("[1-9][0-9]* slots moved in [1-9][0-9]* batches")
+                .contains("| quiet (baseline) |").contains("| migrating |")
+                .contains("write latency p99, migrating ÷ quiet:")
+                .contains("switch time, first PREPARE → last COMMIT of a batch (ms): p50")
+                .contains("1-minute load average");
+    }
+
+    @Test
+    void badOptionsAreRefusedWithTheirNames() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        CommandLine cli = new CommandLine(new StoreUnderMigration());
+        cli.setErr(new java.io.PrintWriter(err, true, StandardCharsets.UTF_8));
+
+        int exit = cli.execute("--nodes", "1");
+
+        assertThat(exit).isNotZero();
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--nodes");
+    }
+}
