@@ -93,15 +93,6 @@ class DetectorProcessIT {
         return file;
     }
 
-    private PrometheusScrape scrape() {
-        try {
-            return PrometheusScrape.of(healthPort);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return new PrometheusScrape("");
-        }
-    }
-
     @Test
     void theDetectorProcessGetsReadyOverSaslReportsSkewAndOnSigtermLeavesItsGroupsExitsZeroAndLogsNoSecret() throws Exception {
         try (AppProcess detector = AppProcess.start(DetectorApp.class, dir.resolve("detector.log"), "--config", config().toString())) {
@@ -126,8 +117,8 @@ class DetectorProcessIT {
                     "skewguard_dead_letters_total{reason=\"undecodable\"}",
                     "skewguard_input_lag_records{consumer=\"stage-two\"}",
                     "kafka_stream_thread_process_total");
-            detector.await("a value for each of " + series, () -> scrape().missing(series).isEmpty(), WAIT);
-            assertThat(scrape().value("skewguard_heat_gini", "cluster", "c1").orElseThrow())
+            detector.await("a value for each of " + series, () -> PrometheusScrape.of(healthPort).missing(series).isEmpty(), WAIT);
+            assertThat(PrometheusScrape.of(healthPort).value("skewguard_heat_gini", "cluster", "c1").orElseThrow())
                     .as("heat Gini with one node taking 30x the others").isGreaterThan(0.5);
 
             int exitCode = detector.stop(WAIT); // SIGTERM

@@ -7,7 +7,9 @@ import io.skewguard.agent.command.CommandCheck;
 import io.skewguard.agent.state.StateFile;
 import io.skewguard.agent.state.StateFileException;
 import io.skewguard.agent.store.NodeStore;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import io.skewguard.runtime.metrics.InputLag;
+import io.skewguard.runtime.metrics.ProcessMetrics;
 import io.skewguard.runtime.streams.PoisonPills;
 import io.skewguard.schemas.DeadLetter;
 import io.skewguard.schemas.MigrationCommand;
@@ -94,6 +96,7 @@ public final class CommandAgent implements AutoCloseable {
     private final Thread thread;
     private final AgentSeries series;
     private InputLag inputLag;
+    private List<KafkaClientMetrics> clientMetrics = List.of();
     private volatile boolean running;
     private volatile Throwable stoppedBy;
     private KafkaConsumer<byte[], byte[]> consumer;
@@ -146,6 +149,8 @@ public final class CommandAgent implements AutoCloseable {
         consumer.subscribe(List.of(settings.topics().weightCommands(), settings.topics().migrationCommands()));
         KafkaConsumer<byte[], byte[]> reading = consumer;
         inputLag = InputLag.of("agent-" + settings.node(), reading::metrics);
+        clientMetrics = List.of(new KafkaClientMetrics(consumer), new KafkaClientMetrics(producer));
+        clientMetrics.forEach(m -> m.bindTo(ProcessMetrics.registry()));
         running = true;
         thread.start();
         return this;
@@ -181,9 +186,11 @@ public final class CommandAgent implements AutoCloseable {
     public void close() {
         synchronized (this) {
             if (inputLag != null) {
-                inputLag.close(); // the series goes with the consumer it reads
+                inputLag.close(); // the series go with the clients they read
                 inputLag = null;
             }
+            clientMetrics.forEach(KafkaClientMetrics::close);
+            clientMetrics = List.of();
             if (!running && !thread.isAlive()) {
                 closeSerdes();
                 return;

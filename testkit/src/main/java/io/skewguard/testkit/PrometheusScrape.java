@@ -27,14 +27,21 @@ public record PrometheusScrape(String text) {
     private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
-    /** Scrapes {@code http://127.0.0.1:healthPort/metrics}; an endpoint that does not answer gives an empty scrape. */
-    public static PrometheusScrape of(int healthPort) throws InterruptedException {
+    /**
+     * Scrapes {@code http://127.0.0.1:healthPort/metrics}; an endpoint that does not answer gives an
+     * empty scrape, and so does an interrupt (the thread stays interrupted, so that a wait for a
+     * condition on the scrape ends), which lets it be a condition polled in a lambda.
+     */
+    public static PrometheusScrape of(int healthPort) {
         HttpRequest get = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + healthPort + "/metrics"))
                 .timeout(Duration.ofSeconds(10)).build();
         try {
             HttpResponse<String> answer = HTTP.send(get, HttpResponse.BodyHandlers.ofString());
             return new PrometheusScrape(answer.statusCode() == 200 ? answer.body() : "");
         } catch (IOException notAnswering) {
+            return new PrometheusScrape("");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
             return new PrometheusScrape("");
         }
     }
