@@ -18,13 +18,18 @@ public final class InputLag implements AutoCloseable {
 
     private static final String GROUP = "consumer-fetch-manager-metrics";
     private static final String LAG = "records-lag";
+    private static final String NAME = "skewguard.input.lag";
 
     private final Supplier<? extends Map<MetricName, ? extends Metric>> metrics;
     private final Meter gauge;
 
     private InputLag(String consumer, Supplier<? extends Map<MetricName, ? extends Metric>> metrics) {
         this.metrics = metrics;
-        this.gauge = Gauge.builder("skewguard.input.lag", this, InputLag::records)
+        // a consumer of the same name registered before (a service restarted in the same JVM)
+        // gives way: the registry would otherwise keep reading the old one
+        ProcessMetrics.registry().find(NAME).tag("consumer", consumer).meters()
+                .forEach(ProcessMetrics.registry()::remove);
+        this.gauge = Gauge.builder(NAME, this, InputLag::records)
                 .description("records of the input not yet read, summed over the assigned partitions")
                 .baseUnit("records")
                 .tag("consumer", consumer)
@@ -59,8 +64,11 @@ public final class InputLag implements AutoCloseable {
         return sum;
     }
 
+    /** Removes the gauge, unless a later consumer of the same name has taken its place. */
     @Override
     public void close() {
-        ProcessMetrics.registry().remove(gauge);
+        ProcessMetrics.registry().find(NAME).tags(gauge.getId().getTags()).meters().stream()
+                .filter(m -> m == gauge)
+                .forEach(ProcessMetrics.registry()::remove);
     }
 }

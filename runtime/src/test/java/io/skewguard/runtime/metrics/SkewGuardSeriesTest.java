@@ -51,6 +51,21 @@ class SkewGuardSeriesTest {
         assertThat(ProcessMetrics.scrape()).doesNotContain("consumer=\"test-consumer\"");
     }
 
+    @Test
+    void aConsumerStartedAgainUnderTheSameNameShowsItsOwnLagAndTheOldOnesCloseLeavesItAlone() {
+        Map<MetricName, Metric> before = new HashMap<>();
+        put(before, "c-1", "0", 3.0);
+        Map<MetricName, Metric> after = new HashMap<>();
+        put(after, "c-2", "0", 8.0);
+
+        InputLag old = InputLag.of("restarted", () -> before);
+        try (InputLag again = InputLag.of("restarted", () -> after)) {
+            old.close();
+            assertThat(ProcessMetrics.scrape()).contains("skewguard_input_lag_records{consumer=\"restarted\"} 8.0");
+        }
+        assertThat(ProcessMetrics.scrape()).doesNotContain("consumer=\"restarted\"");
+    }
+
     private static void put(Map<MetricName, Metric> metrics, String client, String partition, double value) {
         metrics.put(new MetricName("records-lag", "consumer-fetch-manager-metrics", "",
                 Map.of("client-id", client, "topic", "in", "partition", partition)), metric(value));
