@@ -16,6 +16,7 @@ import io.skewguard.schemas.Topics;
 import io.skewguard.schemas.WeightCommand;
 import io.skewguard.schemas.serde.SchemaRegistrySerde;
 import java.nio.charset.StandardCharsets;
+import io.skewguard.runtime.metrics.DeadLetterCounter;
 import io.skewguard.runtime.state.StateLimits;
 import io.skewguard.balancer.policy.NodeLoad;
 import java.time.Duration;
@@ -176,6 +177,7 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
             store.put(cluster, round.state());
         }
         log(cluster, before, round);
+        BalancerSeries.round(cluster, round);
         if (round.outcome().opensEpoch()) {
             publish(cluster, round, timestamp);
         }
@@ -370,6 +372,7 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
     private void deadLetter(Record<byte[], byte[]> record, RecordMetadata source, String reason) {
         LOG.warn("dead-lettering {}-{}@{}: {}", source.topic(), source.partition(), source.offset(), reason);
         deadLetters.record();
+        DeadLetterCounter.count(reason);
         Record<byte[], byte[]> letter = new Record<>(record.key(), record.value(), record.timestamp(),
                 DeadLetter.headers(source.topic(), source.partition(), source.offset(), reason));
         context.forward(letter, DLQ_SINK);

@@ -17,6 +17,7 @@ import io.skewguard.schemas.serde.SchemaRegistrySerde;
 import io.skewguard.testkit.AppProcess;
 import io.skewguard.embedded.EmbeddedKafka;
 import io.skewguard.testkit.KafkaBrokerExtension;
+import io.skewguard.testkit.PrometheusScrape;
 import io.skewguard.testkit.RegistryOverHttp;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -32,6 +33,7 @@ import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
@@ -109,6 +111,21 @@ class BalancerProcessIT {
                 assertThat(table).filteredOn(r -> r.key().equals("c1/hot")).singleElement()
                         .satisfies(r -> assertThat(r.value().getWeight()).isEqualTo(0.95));
                 awaitMembers(broker, applicationId, 1);
+
+                // what Prometheus sees: every balancer series with a value, one dead letter among them
+                try (KafkaProducer<String, byte[]> raw = broker.producer(new StringSerializer(), new ByteArraySerializer())) {
+                    raw.send(new ProducerRecord<>(topics.reports(), "c1", new byte[] {1, 2, 3})).get();
+                }
+                List<String> series = List.of(
+                        "skewguard_weight_rounds_total{cluster=\"c1\",outcome=\"ADJUSTED\"}",
+                        "skewguard_weight_commands_total{cluster=\"c1\"}",
+                        "skewguard_weight_epoch{cluster=\"c1\"}",
+                        "skewguard_dead_letters_total",
+                        "skewguard_input_lag_records{consumer=\"balancer-streams\"}",
+                        "kafka_stream_thread_process_total");
+                balancer.await("a value for each of " + series, () -> PrometheusScrape.of(healthPort).missing(series).isEmpty(), WAIT);
+                assertThat(PrometheusScrape.of(healthPort).value("skewguard_weight_commands_total", "cluster", "c1"))
+                        .as("one weight command per changed node").hasValue(2.0);
 
                 int exitCode = balancer.stop(WAIT); // SIGTERM
                 String output = balancer.output();

@@ -2,6 +2,7 @@ package io.skewguard.detector;
 
 import io.skewguard.detector.ingest.IngestLoop;
 import io.skewguard.runtime.lifecycle.Service;
+import io.skewguard.runtime.metrics.InputLag;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -23,6 +24,8 @@ final class IngestStage implements Service {
 
     private final DetectorSettings settings;
     private final List<IngestLoop> loops = new CopyOnWriteArrayList<>();
+    /** skewguard_input_lag_records of each loop's consumer: the detector's input is read here, not by Kafka Streams. */
+    private final List<InputLag> lags = new CopyOnWriteArrayList<>();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private Boolean closed;
 
@@ -43,6 +46,7 @@ final class IngestStage implements Service {
         for (int i = 0; i < settings.ingestThreads(); i++) {
             IngestLoop loop = new IngestLoop(settings, settings.partialsTopic(), instance, i, e -> failure.compareAndSet(null, e));
             loops.add(loop);
+            lags.add(InputLag.of(loop.name(), loop::consumerMetrics));
             loop.start();
         }
     }
@@ -66,6 +70,7 @@ final class IngestStage implements Service {
     public synchronized boolean close(Duration timeout) {
         if (closed == null) {
             closed = stopEach(timeout, false);
+            lags.forEach(InputLag::close);
         }
         return closed;
     }
@@ -74,6 +79,7 @@ final class IngestStage implements Service {
     synchronized void halt(Duration timeout) {
         if (closed == null) {
             closed = stopEach(timeout, true);
+            lags.forEach(InputLag::close);
         }
     }
 

@@ -6,6 +6,7 @@ import io.skewguard.schemas.SkewReport;
 import io.skewguard.testkit.AppProcess;
 import io.skewguard.embedded.EmbeddedKafka;
 import io.skewguard.testkit.KafkaBrokerExtension;
+import io.skewguard.testkit.PrometheusScrape;
 import io.skewguard.testkit.RegistryOverHttp;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -14,6 +15,10 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.regex.Pattern;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -98,6 +103,23 @@ class DetectorProcessIT {
             List<SkewReport> reports = rig.reportsUntil(rig.t0, WAIT);
             assertThat(reports).as(() -> "reports; the detector's output:\n" + detector.output()).isNotEmpty();
             assertThat(reports.get(reports.size() - 1).getCluster()).isEqualTo("c1");
+
+            // what Prometheus sees: every detector series with a value, one dead letter among them
+            try (KafkaProducer<String, byte[]> raw = KAFKA.broker().producer(new StringSerializer(), new ByteArraySerializer())) {
+                raw.send(new ProducerRecord<>(rig.topics.nodeWrites(), "n1", new byte[] {1, 2, 3})).get();
+            }
+            List<String> series = List.of(
+                    "skewguard_heat_gini{cluster=\"c1\"}",
+                    "skewguard_capacity_cv{cluster=\"c1\"}",
+                    "skewguard_alert_state{cluster=\"c1\",kind=\"HEAT\",state=\"NORMAL\"}",
+                    "skewguard_alert_state{cluster=\"c1\",kind=\"CAPACITY\",state=\"CONFIRMED\"}",
+                    "skewguard_alert_transitions_total{cluster=\"c1\",kind=\"HEAT\"}",
+                    "skewguard_dead_letters_total{reason=\"undecodable\"}",
+                    "skewguard_input_lag_records{consumer=\"stage-two\"}",
+                    "kafka_stream_thread_process_total");
+            detector.await("a value for each of " + series, () -> PrometheusScrape.of(healthPort).missing(series).isEmpty(), WAIT);
+            assertThat(PrometheusScrape.of(healthPort).value("skewguard_heat_gini", "cluster", "c1").orElseThrow())
+                    .as("heat Gini with one node taking 30x the others").isGreaterThan(0.5);
 
             int exitCode = detector.stop(WAIT); // SIGTERM
             String output = detector.output();

@@ -29,6 +29,7 @@ import io.skewguard.schemas.SlotAssignment;
 import io.skewguard.schemas.StepResult;
 import java.time.Duration;
 import java.time.Instant;
+import io.skewguard.runtime.metrics.DeadLetterCounter;
 import io.skewguard.runtime.state.StateLimits;
 import io.skewguard.runtime.streams.PoisonPills;
 import io.skewguard.schemas.DeadLetter;
@@ -297,6 +298,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         long offset = Long.parseLong(header(record, DeadLetter.SOURCE_OFFSET, "-1"));
         LOG.warn("dead-lettering {}-{}@{}: {}", topic, partition, offset, reason);
         deadLetters.record();
+        DeadLetterCounter.count(reason);
         MigratorInput input = record.value();
         byte[] value;
         if (input instanceof MigratorInput.Capacity c) {
@@ -515,6 +517,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                 LOG.info("{}: switched slot {} from {} to {} at routing epoch {}", state.cluster(), m.slot(), m.source(), m.target(), epoch);
             } else if (effect instanceof Effect.SendCommand e) {
                 context.forward(new Record<>(e.node(), new MigratorOutput.Command(command(state, e, now)), now));
+                MigratorSeries.command(state.cluster(), e.phase());
             } else if (effect instanceof Effect.ReportRepair e) {
                 if (e.outcome() == StepResult.FAILED) {
                     stoppedEarly.record();
@@ -540,6 +543,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             aborted.record();
         }
         repairs.put(state.cluster(), state);
+        MigratorSeries.repair(before, state);
         if (switched) {
             switchStep.record((System.nanoTime() - started) / 1e6);
         }
@@ -784,6 +788,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                     .setIssuedAt(Instant.ofEpochMilli(now))
                     .build();
             context.forward(new Record<>(node, new MigratorOutput.Command(abort), now));
+            MigratorSeries.command(abort.getCluster(), MigrationPhase.ABORT);
         }
     }
 

@@ -10,6 +10,7 @@ import io.skewguard.schemas.SkewReport;
 import io.skewguard.schemas.Topics;
 import io.skewguard.schemas.serde.RegistryUnavailableException;
 import io.skewguard.schemas.auth.NodeKeys;
+import io.skewguard.runtime.metrics.DeadLetterCounter;
 import io.skewguard.runtime.state.StateLimits;
 import io.skewguard.runtime.settings.Durations;
 import io.skewguard.schemas.NodeFigures;
@@ -324,6 +325,7 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
         long offset = meta.map(RecordMetadata::offset).orElse(-1L);
         LOG.warn("dead-lettering {}-{}@{}: {}", topic, partition, offset, reason);
         deadLetters.record();
+        DeadLetterCounter.count(reason);
         RecordHeaders headers = new RecordHeaders();
         for (Header h : record.headers()) {
             headers.add(h);

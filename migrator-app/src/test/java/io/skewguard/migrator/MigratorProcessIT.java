@@ -13,6 +13,7 @@ import io.skewguard.schemas.serde.MockSchemaRegistry;
 import io.skewguard.testkit.AppProcess;
 import io.skewguard.embedded.EmbeddedKafka;
 import io.skewguard.testkit.KafkaBrokerExtension;
+import io.skewguard.testkit.PrometheusScrape;
 import io.skewguard.testkit.RegistryOverHttp;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -27,6 +28,7 @@ import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
@@ -116,6 +118,25 @@ class MigratorProcessIT {
                 assertThat(rows).allMatch(r -> r.key().equals(MigratorIT.CLUSTER + "/" + r.value().getSlot()));
                 assertThat(commands).extracting(r -> r.value().getPhase()).contains(MigrationPhase.COPY);
                 assertThat(kafka.groupMembers(applicationId)).as("the migrator is in its group before SIGTERM").isEqualTo(1);
+
+                // what Prometheus sees: every migrator series with a value, one dead letter among them
+                try (KafkaProducer<String, byte[]> raw = kafka.producer(new StringSerializer(), new ByteArraySerializer())) {
+                    raw.send(new ProducerRecord<>(topics.nodeCapacity(), "n1", new byte[] {1, 2, 3})).get();
+                }
+                String cluster = "cluster=\"" + MigratorIT.CLUSTER + "\"";
+                List<String> series = List.of(
+                        "skewguard_migrations{" + cluster + ",state=\"copying\"}",
+                        "skewguard_migrations{" + cluster + ",state=\"cleaned\"}",
+                        "skewguard_migration_commands_total{" + cluster + ",phase=\"COPY\"}",
+                        "skewguard_migration_moved_bytes_total{" + cluster + "}",
+                        "skewguard_migration_budget_bytes_per_second{" + cluster + "}",
+                        "skewguard_migration_copy_progress_ratio{" + cluster + "}",
+                        "skewguard_dead_letters_total",
+                        "skewguard_input_lag_records{consumer=\"migrator-streams\"}",
+                        "kafka_stream_thread_process_total");
+                migrator.await("a value for each of " + series, () -> PrometheusScrape.of(healthPort).missing(series).isEmpty(), WAIT);
+                assertThat(PrometheusScrape.of(healthPort).value("skewguard_migration_commands_total", "cluster",
+                        MigratorIT.CLUSTER, "phase", "COPY").orElseThrow()).as("COPY commands sent").isPositive();
 
                 int exitCode = migrator.stop(WAIT); // SIGTERM
                 String output = migrator.output();

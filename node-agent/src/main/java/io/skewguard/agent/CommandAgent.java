@@ -7,6 +7,9 @@ import io.skewguard.agent.command.CommandCheck;
 import io.skewguard.agent.state.StateFile;
 import io.skewguard.agent.state.StateFileException;
 import io.skewguard.agent.store.NodeStore;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
+import io.skewguard.runtime.metrics.InputLag;
+import io.skewguard.runtime.metrics.ProcessMetrics;
 import io.skewguard.runtime.streams.PoisonPills;
 import io.skewguard.schemas.DeadLetter;
 import io.skewguard.schemas.MigrationCommand;
@@ -91,6 +94,9 @@ public final class CommandAgent implements AutoCloseable {
     private final AtomicLong unauthenticated = new AtomicLong();
     private final AtomicReference<Exception> sendFailure = new AtomicReference<>();
     private final Thread thread;
+    private final AgentSeries series;
+    private InputLag inputLag;
+    private List<KafkaClientMetrics> clientMetrics = List.of();
     private volatile boolean running;
     private volatile Throwable stoppedBy;
     private KafkaConsumer<byte[], byte[]> consumer;
@@ -115,6 +121,7 @@ public final class CommandAgent implements AutoCloseable {
         this.clockMillis = clockMillis;
         this.stateFile = new StateFile(settings.stateFile());
         this.check = new CommandCheck(settings.cluster(), settings.node(), settings.slotCount());
+        this.series = new AgentSeries(settings.cluster(), settings.node());
         AgentState loaded = stateFile.load(settings.node());
         this.core = new AgentCore(check, store, loaded, stateFile::save, settings.epochs(), settings.keepFinished());
         this.weightSerde = SchemaRegistrySerde.of(WeightCommand.class, settings.kafka(), false);
@@ -140,6 +147,10 @@ public final class CommandAgent implements AutoCloseable {
         consumer = new KafkaConsumer<>(consumerConfig(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
         producer = new KafkaProducer<>(producerConfig(), new ByteArraySerializer(), new ByteArraySerializer());
         consumer.subscribe(List.of(settings.topics().weightCommands(), settings.topics().migrationCommands()));
+        KafkaConsumer<byte[], byte[]> reading = consumer;
+        inputLag = InputLag.of("agent-" + settings.node(), reading::metrics);
+        clientMetrics = List.of(new KafkaClientMetrics(consumer), new KafkaClientMetrics(producer));
+        clientMetrics.forEach(m -> m.bindTo(ProcessMetrics.registry()));
         running = true;
         thread.start();
         return this;
@@ -174,6 +185,12 @@ public final class CommandAgent implements AutoCloseable {
     @Override
     public void close() {
         synchronized (this) {
+            if (inputLag != null) {
+                inputLag.close(); // the series go with the clients they read
+                inputLag = null;
+            }
+            clientMetrics.forEach(KafkaClientMetrics::close);
+            clientMetrics = List.of();
             if (!running && !thread.isAlive()) {
                 closeSerdes();
                 return;
@@ -380,7 +397,10 @@ public final class CommandAgent implements AutoCloseable {
 
     /** Decide, carry out, save, answer ({@link AgentCore}): see the class comment for why in this order. */
     private void process(AgentInput input) {
-        for (MigrationStatus answer : core.apply(input, clockMillis.getAsLong())) {
+        long refusedBefore = core.refusals();
+        List<MigrationStatus> answers = core.apply(input, clockMillis.getAsLong());
+        series.decided(input, core.refusals() > refusedBefore);
+        for (MigrationStatus answer : answers) {
             send(answer);
         }
     }
@@ -408,6 +428,7 @@ public final class CommandAgent implements AutoCloseable {
 
     private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason) {
         deadLetters.incrementAndGet();
+        series.setAside(reason);
         LOG.warn("{}: dead-lettering {}-{}@{}: {}", settings.node(), record.topic(), record.partition(), record.offset(), reason);
         producer.send(new ProducerRecord<>(settings.topics().dlq(), null, record.key(), record.value(),
                 DeadLetter.headers(record.topic(), record.partition(), record.offset(), reason)), this::onSent);

@@ -11,6 +11,7 @@ import io.skewguard.schemas.serde.SchemaRegistrySerde;
 import io.skewguard.schemas.serde.MockSchemaRegistry;
 import io.skewguard.testkit.AppProcess;
 import io.skewguard.testkit.KafkaBrokerExtension;
+import io.skewguard.testkit.PrometheusScrape;
 import io.skewguard.testkit.RegistryOverHttp;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -159,6 +160,22 @@ class AgentProcessIT {
                     .isBetween(0.1, 0.3);
 
             agent.awaitReady(healthPort, AgentUnderTest.WAIT);
+
+            // what Prometheus sees: every agent series with a value, one command set aside among them
+            try (KafkaProducer<String, byte[]> raw = KAFKA.broker().producer(new StringSerializer(), new ByteArraySerializer())) {
+                raw.send(new ProducerRecord<>(topics.weightCommands(), "n1", new byte[] {1, 2, 3})).get();
+            }
+            String n1 = "cluster=\"" + Commands.CLUSTER + "\",node=\"n1\"";
+            List<String> series = List.of(
+                    "skewguard_agent_commands_applied_total{" + n1 + ",command=\"weight\"}",
+                    "skewguard_agent_commands_refused_total{" + n1 + ",reason=\"undecodable\"}",
+                    "skewguard_dead_letters_total{reason=\"undecodable\"}",
+                    "skewguard_input_lag_records{consumer=\"agent-n1\"}",
+                    "skewguard_input_lag_records{consumer=\"agent-n2\"}",
+                    "kafka_consumer_fetch_manager_records_consumed_total",
+                    "kafka_producer_record_send_total");
+            agent.await("a value for each of " + series, () -> PrometheusScrape.of(healthPort).missing(series).isEmpty(),
+                    AgentUnderTest.WAIT);
             EmbeddedKafka broker = KAFKA.broker();
             assertThat(broker.groupMembers(AgentUnderTest.group("n1"))).as("n1's agent in its group").isEqualTo(1);
             assertThat(broker.groupMembers(AgentUnderTest.group("n2"))).as("n2's agent in its group").isEqualTo(1);

@@ -24,6 +24,10 @@ import java.util.OptionalLong;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import io.skewguard.runtime.metrics.DeadLetterCounter;
+import io.skewguard.runtime.metrics.InputLag;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -169,6 +173,7 @@ public final class IngestLoop {
             @Override
             public void deadLetter(IngestBuffer.DeadLetterOut d) {
                 metrics.deadLetter();
+                DeadLetterCounter.count(d.reason());
                 pending.add(new ProducerRecord<>(dlqTopic, null, d.timestamp() >= 0 ? d.timestamp() : null,
                         d.key(), d.value(), d.headers()));
             }
@@ -190,6 +195,12 @@ public final class IngestLoop {
 
     public void start() {
         thread.start();
+    }
+
+    /** The metrics of the loop's consumer now (none while it has none), for {@link InputLag}. */
+    public Map<MetricName, ? extends Metric> consumerMetrics() {
+        KafkaConsumer<byte[], byte[]> c = consumer;
+        return c == null ? Map.of() : c.metrics();
     }
 
     /** Whether the consumer has received its first assignment. */

@@ -131,8 +131,10 @@ public final class ClusterProcessor implements Processor<String, PartialHeat, St
                 LOG.info("cluster {}: {} alert {} -> {} at {} (value {})", a.getCluster(), a.getKind(),
                         a.getPreviousState(), a.getState(), a.getEventTime(), a.getValue());
                 context.forward(new Record<>(p.cluster(), a, a.getEventTime().toEpochMilli()));
+                DetectorSeries.transition(a);
             }
             context.forward(new Record<>(p.cluster(), t.report(), end));
+            DetectorSeries.report(t.report());
         }
     }
 

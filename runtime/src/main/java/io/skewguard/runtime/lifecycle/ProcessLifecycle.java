@@ -247,7 +247,7 @@ public final class ProcessLifecycle {
         }
         HealthEndpoint endpoint = HealthEndpoint.start(new InetSocketAddress(healthHost, healthPort), this::ready,
                 this::live);
-        LOG.info("{}: health endpoint on http://{}:{}/ready and /live", process, healthHost,
+        LOG.info("{}: health endpoint on http://{}:{}/ready, /health and /metrics", process, healthHost,
                 endpoint.address().getPort());
         return endpoint;
     }

@@ -1,5 +1,8 @@
 package io.skewguard.runtime.lifecycle;
 
+import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
+import io.skewguard.runtime.metrics.InputLag;
+import io.skewguard.runtime.metrics.ProcessMetrics;
 import io.skewguard.runtime.streams.DeadLetterProducer;
 import io.skewguard.runtime.streams.DeadLetters;
 import io.skewguard.runtime.streams.PoisonPills;
@@ -76,6 +79,8 @@ public final class StreamsService implements Service {
     private volatile KafkaStreams streams;
     private volatile DeadLetters deadLetters;
     private DeadLetterProducer deadLetterProducer;
+    private KafkaStreamsMetrics streamsMetrics;
+    private InputLag inputLag;
     private volatile boolean reachedRunning;
     private volatile boolean closing;
     private final CountDownLatch closeBegun = new CountDownLatch(1);
@@ -136,6 +141,9 @@ public final class StreamsService implements Service {
         s.setStateListener(this::onStateChange);
         s.setUncaughtExceptionHandler(this::onThreadFailure);
         streams = s;
+        streamsMetrics = new KafkaStreamsMetrics(s);
+        streamsMetrics.bindTo(ProcessMetrics.registry());
+        inputLag = InputLag.of(name, s::metrics);
         s.start();
     }
 
@@ -258,7 +266,19 @@ public final class StreamsService implements Service {
         }
         closed = inTime;
         closeDeadLetterProducer();
+        unbindMetrics();
         return inTime;
+    }
+
+    private void unbindMetrics() {
+        if (streamsMetrics != null) {
+            streamsMetrics.close();
+            streamsMetrics = null;
+        }
+        if (inputLag != null) {
+            inputLag.close();
+            inputLag = null;
+        }
     }
 
     private void closeDeadLetterProducer() {

@@ -76,17 +76,18 @@ public final class CommonSettings {
         return Setting.list(CLUSTERS, "", "Clusters served (comma-separated ids); records of other clusters go to the dead-letter topic. Empty: every cluster.");
     }
 
-    /** {@code health-port}: the readiness endpoint's port; 0 turns it off. */
+    /** {@code health-port}: the port of the health and metrics endpoint; 0 turns it off. */
     public static Setting healthPort() {
         return Setting.integer(HEALTH_PORT, 0,
-                        "Port of the HTTP readiness endpoint (GET /ready, GET /live) for container health checks; 0 = off.")
+                        "Port of the HTTP endpoint for container health checks and Prometheus (GET /ready, GET /health, "
+                                + "GET /metrics; /live is /health's older name); 0 = off.")
                 .validatedBy(Validator.between(0, 65535));
     }
 
-    /** {@code health-host}: the address the readiness endpoint listens on. */
+    /** {@code health-host}: the address the health and metrics endpoint listens on. */
     public static Setting healthHost() {
         return Setting.string(HEALTH_HOST, "127.0.0.1",
-                "Address the readiness endpoint listens on (0.0.0.0 inside a container).").validatedBy(Validator.notBlank());
+                "Address the health and metrics endpoint listens on (0.0.0.0 inside a container).").validatedBy(Validator.notBlank());
     }
 
     /** {@code create-topics}: create missing SkewGuard topics at start instead of refusing to start. */

@@ -1,6 +1,7 @@
 package io.skewguard.runtime.streams;
 
 import io.skewguard.schemas.DeadLetter;
+import io.skewguard.runtime.metrics.DeadLetterCounter;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -68,6 +69,7 @@ public final class DeadLetters {
     private void countReason(String reason) {
         int colon = reason.indexOf(':');
         counts.computeIfAbsent(colon > 0 ? reason.substring(0, colon) : reason, c -> new AtomicLong()).incrementAndGet();
+        DeadLetterCounter.count(reason);
     }
 
     /** Records dead-lettered (and failures counted) so far, in all. */

@@ -2,6 +2,8 @@ package io.skewguard.runtime.lifecycle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.skewguard.runtime.metrics.DeadLetterCounter;
+import io.skewguard.runtime.metrics.ProcessMetrics;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -49,6 +51,30 @@ class HealthEndpointTest {
 
         assertThat(get("/live").statusCode()).isEqualTo(503);
         assertThat(get("/live").body()).isEqualTo("failed\n");
+    }
+
+    @Test
+    void healthIsLiveUnderItsNewName() throws Exception {
+        assertThat(get("/health").statusCode()).isEqualTo(200);
+        assertThat(get("/health").body()).isEqualTo("live\n");
+
+        live.set(false);
+
+        assertThat(get("/health").statusCode()).isEqualTo(503);
+    }
+
+    @Test
+    void metricsAnswersThePrometheusTextOfTheProcessRegistryWhetherReadyOrNot() throws Exception {
+        DeadLetterCounter.count("poison: a record that cannot be read");
+
+        HttpResponse<String> metrics = get("/metrics");
+
+        assertThat(metrics.statusCode()).isEqualTo(200);
+        assertThat(metrics.headers().firstValue("Content-Type")).contains(ProcessMetrics.CONTENT_TYPE);
+        assertThat(metrics.body()).contains("# TYPE skewguard_dead_letters_total counter")
+                .containsPattern("skewguard_dead_letters_total\\{reason=\"poison\"} [1-9]")
+                .contains("jvm_memory_used_bytes");
+        assertThat(get("/metrics/more").statusCode()).isEqualTo(404);
     }
 
     @Test
