@@ -28,6 +28,7 @@ import picocli.CommandLine.Command;
             io.skewguard.agent.AgentCommand.class,
             io.skewguard.runtime.topics.TopicsCommand.class,
             io.skewguard.migrator.membership.NodeCommand.class,
+            io.skewguard.dashboard.DashboardCommand.class,
             // the simulators and the embedded demo
             io.skewguard.sim.placement.PlacementSimCommand.class,
             io.skewguard.sim.run.SimulateCommand.class,
