@@ -9,16 +9,18 @@ import java.util.Map;
  * @param series heat Gini and capacity CV of each report within the history, oldest first
  * @param thresholds the detector's threshold per alert kind ({@code HEAT}, {@code CAPACITY}) as its
  *     latest alert of that kind states it; absent before the first alert of a kind
+ * @param clearLevels the level below which a CONFIRMED alert of a kind clears, once an alert has stated it
  * @param alertStates the latest alert state per kind
  * @param migrationsByPhase running migrations per phase ({@code COPY}, {@code PREPARE}, {@code COMMIT},
  *     {@code CLEANUP}, {@code ABORT})
- * @param decisions what the loop decided, newest first
+ * @param decisions what the loop decided, newest read first
  * @param skippedRecords records of this dashboard's topics that could not be decoded (all clusters)
  */
 public record ClusterSnapshot(
         String cluster,
         List<Point> series,
         Map<String, Double> thresholds,
+        Map<String, Double> clearLevels,
         Map<String, String> alertStates,
         List<NodeBar> nodes,
         Map<String, Integer> migrationsByPhase,

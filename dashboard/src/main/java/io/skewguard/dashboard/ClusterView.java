@@ -5,6 +5,7 @@ import io.skewguard.dashboard.ClusterSnapshot.NodeBar;
 import io.skewguard.dashboard.ClusterSnapshot.Point;
 import io.skewguard.dashboard.ClusterSnapshot.RunningMigration;
 import io.skewguard.schemas.AlertKind;
+import io.skewguard.schemas.AlertState;
 import io.skewguard.schemas.MigrationCommand;
 import io.skewguard.schemas.MigrationPhase;
 import io.skewguard.schemas.MigrationStatus;
@@ -18,6 +19,7 @@ import io.skewguard.schemas.StepResult;
 import io.skewguard.schemas.WeightCommand;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.Deque;
 import java.util.EnumMap;
@@ -46,6 +48,7 @@ final class ClusterView {
     // guarded by this
     private final Deque<Point> series = new ArrayDeque<>();
     private final Map<AlertKind, Double> thresholds = new EnumMap<>(AlertKind.class);
+    private final Map<AlertKind, Double> clearLevels = new EnumMap<>(AlertKind.class);
     private final Map<AlertKind, String> states = new EnumMap<>(AlertKind.class);
     private final Map<AlertKind, Long> stateTimes = new EnumMap<>(AlertKind.class);
     private final Map<String, NodeFigures> figures = new TreeMap<>();
@@ -130,7 +133,13 @@ final class ClusterView {
 
     synchronized void onAlert(SkewAlert a) {
         long time = a.getEventTime().toEpochMilli();
-        thresholds.put(a.getKind(), a.getThreshold());
+        // a transition states the level its value was compared with: the threshold when leaving NORMAL
+        // or OBSERVING, the (lower) clear level when a CONFIRMED alert clears or a CLEARED one ends
+        if (a.getPreviousState() == AlertState.NORMAL || a.getPreviousState() == AlertState.OBSERVING) {
+            thresholds.put(a.getKind(), a.getThreshold());
+        } else {
+            clearLevels.put(a.getKind(), a.getThreshold());
+        }
         state(a.getKind(), a.getState().name(), time);
         String figure = a.getKind() == AlertKind.HEAT ? "heat Gini" : "capacity CV";
         decide("alert:" + a.getAlertId(), time, "alert", String.format(Locale.ROOT, "%s alert %s → %s: %s %.3f, threshold %.3f",
@@ -312,6 +321,8 @@ final class ClusterView {
     synchronized ClusterSnapshot snapshot(long skippedRecords) {
         Map<String, Double> th = new LinkedHashMap<>();
         thresholds.forEach((k, v) -> th.put(k.name(), v));
+        Map<String, Double> clear = new LinkedHashMap<>();
+        clearLevels.forEach((k, v) -> clear.put(k.name(), v));
         Map<String, String> st = new LinkedHashMap<>();
         for (AlertKind k : AlertKind.values()) {
             st.put(k.name(), states.getOrDefault(k, "NORMAL"));
@@ -337,10 +348,11 @@ final class ClusterView {
             byPhase.merge(m.phase.name(), 1, Integer::sum);
             migrations.add(new RunningMigration(id, m.batch, m.slot, m.source, m.target, m.phase.name(), m.bytesCopied, m.shardBytes));
         });
+        // newest read first, not by the records' times: the apps' clocks need not agree (the demo's
+        // nodes and detector run on simulated time, the migrator's membership records on the wall clock)
         List<Decision> log = new ArrayList<>(decisions.values());
-        java.util.Collections.reverse(log); // newest read first among equal times
-        log.sort(Comparator.comparingLong(Decision::time).reversed());
-        return new ClusterSnapshot(cluster, List.copyOf(series), th, st, bars, byPhase, migrations, committed, aborted, bytesMoved,
+        Collections.reverse(log);
+        return new ClusterSnapshot(cluster, List.copyOf(series), th, clear, st, bars, byPhase, migrations, committed, aborted, bytesMoved,
                 roundCount, routingEpoch, log, skippedRecords);
     }
 

@@ -75,6 +75,23 @@ class ClusterViewTest {
     }
 
     @Test
+    void aClearingAlertStatesTheClearLevelAndLeavesTheThreshold() {
+        view.onAlert(alert(C, AlertKind.CAPACITY, AlertState.OBSERVING, AlertState.CONFIRMED, 0.3, 0.25, T0));
+        view.onAlert(alert(C, AlertKind.CAPACITY, AlertState.CONFIRMED, AlertState.CLEARED, 0.2, 0.225, T0.plusSeconds(60)));
+        ClusterSnapshot s = snapshot();
+        assertThat(s.thresholds()).containsEntry("CAPACITY", 0.25);
+        assertThat(s.clearLevels()).containsEntry("CAPACITY", 0.225);
+        assertThat(s.alertStates()).containsEntry("CAPACITY", "CLEARED");
+    }
+
+    @Test
+    void theLogIsInTheOrderReadWhateverTheRecordsClocksSay() {
+        view.onAlert(alert(C, AlertKind.HEAT, AlertState.NORMAL, AlertState.OBSERVING, 0.41, 0.35, T0.plusSeconds(3600)));
+        view.onWeightCommand(weight(C, "n1", 1, 1.0, 0.9, T0));
+        assertThat(snapshot().decisions()).extracting(Decision::kind).containsExactly("weights", "alert");
+    }
+
+    @Test
     void anOlderReportDoesNotUndoANewerAlertState() {
         view.onAlert(alert(C, AlertKind.HEAT, AlertState.OBSERVING, AlertState.CONFIRMED, 0.5, 0.35, T0.plusSeconds(60)));
         view.onReport(report(C, T0, 0.45, 0.2, AlertState.OBSERVING, AlertState.NORMAL, 3));

@@ -3,7 +3,7 @@
 "use strict";
 (function () {
   const SVG = "http://www.w3.org/2000/svg";
-  const W = 600, H = 220, PAD = { left: 44, right: 10, top: 10, bottom: 22 };
+  const H = 220, PAD = { left: 44, right: 10, top: 10, bottom: 22 };
   const POLL_MS = 1000;
   let cluster = new URLSearchParams(location.search).get("cluster");
   let updates = 0;
@@ -29,15 +29,18 @@
   }
 
   // One line chart: the series, the threshold (dashed) and the alert states as background bands.
-  function drawChart(section, points, value, stateOf, threshold) {
+  function drawChart(section, points, value, stateOf, threshold, clearLevel) {
     const svg = section.querySelector("svg");
+    // drawn at the size it is shown, so that text and lines keep their proportions
+    const W = Math.max(300, Math.round(svg.getBoundingClientRect().width) || 600);
+    svg.setAttribute("viewBox", "0 0 " + W + " " + H);
     svg.replaceChildren();
     if (points.length === 0) {
       svg.appendChild(el("svg:text", { x: W / 2, y: H / 2, "text-anchor": "middle", class: "empty" }, "no report yet"));
       return;
     }
     const t0 = points[0].time, t1 = points[points.length - 1].time;
-    let max = Math.max(...points.map(value), threshold == null ? 0 : threshold) * 1.15;
+    let max = Math.max(...points.map(value), threshold == null ? 0 : threshold) * 1.2;
     if (!(max > 0)) max = 1;
     const x = (t) => PAD.left + (t1 === t0 ? (W - PAD.left - PAD.right) : (t - t0) / (t1 - t0) * (W - PAD.left - PAD.right));
     const y = (v) => H - PAD.bottom - v / max * (H - PAD.top - PAD.bottom);
@@ -64,7 +67,11 @@
     }
     if (threshold != null) {
       svg.appendChild(el("svg:line", { class: "threshold", x1: PAD.left, x2: W - PAD.right, y1: y(threshold), y2: y(threshold) }));
-      svg.appendChild(el("svg:text", { x: W - PAD.right - 2, y: y(threshold) - 4, "text-anchor": "end" }, "threshold " + threshold.toFixed(3)));
+      svg.appendChild(el("svg:text", { class: "label", x: W - PAD.right - 2, y: y(threshold) - 4, "text-anchor": "end" }, "threshold " + threshold.toFixed(3)));
+    }
+    if (clearLevel != null) {
+      svg.appendChild(el("svg:line", { class: "clear-level", x1: PAD.left, x2: W - PAD.right, y1: y(clearLevel), y2: y(clearLevel) }));
+      svg.appendChild(el("svg:text", { class: "label", x: W - PAD.right - 2, y: y(clearLevel) + 12, "text-anchor": "end" }, "clears below " + clearLevel.toFixed(3)));
     }
     const d = points.map((p, i) => (i === 0 ? "M" : "L") + x(p.time).toFixed(1) + "," + y(value(p)).toFixed(1)).join(" ");
     svg.appendChild(el("svg:path", { class: "series", d: d, "data-points": points.length }));
@@ -151,8 +158,8 @@
     const last = v.series[v.series.length - 1];
     document.getElementById("heat-latest").textContent = last ? last.heatGini.toFixed(3) : "";
     document.getElementById("cv-latest").textContent = last ? last.capacityCv.toFixed(3) : "";
-    drawChart(document.getElementById("heat-chart"), v.series, (p) => p.heatGini, (p) => p.heatState, v.thresholds.HEAT);
-    drawChart(document.getElementById("cv-chart"), v.series, (p) => p.capacityCv, (p) => p.capacityState, v.thresholds.CAPACITY);
+    drawChart(document.getElementById("heat-chart"), v.series, (p) => p.heatGini, (p) => p.heatState, v.thresholds.HEAT, v.clearLevels.HEAT);
+    drawChart(document.getElementById("cv-chart"), v.series, (p) => p.capacityCv, (p) => p.capacityState, v.thresholds.CAPACITY, v.clearLevels.CAPACITY);
     drawNodes(v.nodes);
     drawMigrations(v);
     drawDecisions(v.decisions);
