@@ -50,6 +50,7 @@ final class TopicFeed implements AutoCloseable {
     }
 
     private final ClusterViews views;
+    private final String bootstrapServers;
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Map<String, Follow<?>> follows = new HashMap<>();
     private final Thread thread;
@@ -60,6 +61,7 @@ final class TopicFeed implements AutoCloseable {
 
     TopicFeed(Properties consumerProperties, Map<String, Object> serdeConfig, Topics topics, ClusterViews views) {
         this.views = views;
+        this.bootstrapServers = String.valueOf(consumerProperties.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG));
         Properties config = new Properties();
         config.putAll(consumerProperties);
         config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
@@ -97,7 +99,14 @@ final class TopicFeed implements AutoCloseable {
         List<TopicPartition> partitions = new ArrayList<>();
         List<String> missing = new ArrayList<>();
         for (String topic : follows.keySet().stream().sorted().toList()) {
-            List<PartitionInfo> infos = consumer.partitionsFor(topic, METADATA);
+            List<PartitionInfo> infos;
+            try {
+                infos = consumer.partitionsFor(topic, METADATA);
+            } catch (org.apache.kafka.common.errors.TimeoutException e) {
+                consumer.close(Duration.ofSeconds(5));
+                throw new IllegalStateException("no answer from Kafka at " + bootstrapServers + " within " + METADATA.toSeconds()
+                        + " s (reading the partitions of " + topic + ")", e);
+            }
             if (infos == null || infos.isEmpty()) {
                 missing.add(topic);
             } else {
