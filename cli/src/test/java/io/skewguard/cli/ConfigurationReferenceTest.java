@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.skewguard.agent.service.AgentServiceSettings;
 import io.skewguard.balancer.BalancerSettings;
+import io.skewguard.dashboard.DashboardCommand;
 import io.skewguard.detector.DetectorSettings;
 import io.skewguard.migrator.MigratorSettings;
 import io.skewguard.migrator.membership.NodeCommand;
@@ -25,7 +26,8 @@ class ConfigurationReferenceTest {
 
     /** Every model of a command a user runs, in the order of the reference. */
     static final List<SettingsModel> MODELS = List.of(DetectorSettings.MODEL, BalancerSettings.MODEL, MigratorSettings.MODEL,
-            AgentServiceSettings.MODEL, TopicPlan.MODEL, NodeCommand.MODEL, AclsCommand.MODEL);
+            AgentServiceSettings.MODEL, TopicPlan.MODEL, NodeCommand.MODEL, AclsCommand.MODEL,
+            DashboardCommand.MODEL);
 
     static final Path REFERENCE = Path.of("..", "docs", "configuration.md");
 

@@ -1,5 +1,7 @@
 package io.skewguard.sim.demo;
 
+import io.skewguard.dashboard.Dashboard;
+import io.skewguard.dashboard.ViewLimits;
 import io.skewguard.schemas.Topics;
 import io.skewguard.sim.scenario.Scenario;
 import io.skewguard.sim.scenario.ScenarioException;
@@ -7,16 +9,22 @@ import io.skewguard.sim.scenario.ScenarioParser;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -90,9 +98,18 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--quiet", description = "no progress line")
     boolean quiet;
 
+    @Option(names = "--dashboard-port", paramLabel = "PORT", defaultValue = "8088",
+            description = "serve the live dashboard on 127.0.0.1:PORT while the demo runs; a free port if it is taken, 0 for any free port "
+                    + "(default: ${DEFAULT-VALUE})")
+    int dashboardPort;
+
+    @Option(names = "--no-dashboard", description = "serve no dashboard")
+    boolean noDashboard;
+
     private final PrintStream out;
     private final PrintStream err;
     private volatile DemoRun current;
+    private final AtomicReference<Dashboard> dashboard = new AtomicReference<>();
     private volatile DemoOutcome lastOutcome;
 
     public DemoCommand() {
@@ -155,8 +172,13 @@ public final class DemoCommand implements Callable<Integer> {
                 err.println(p.line());
             }
             err.flush();
-        }, stack -> err.printf(Locale.ROOT, "demo: Kafka on %s, detector, balancer and migrator running; "
-                + "laying down the starting data…%n", stack.bootstrapServers()));
+        }, stack -> {
+            err.printf(Locale.ROOT, "demo: Kafka on %s, detector, balancer and migrator running; "
+                    + "laying down the starting data…%n", stack.bootstrapServers());
+            if (!noDashboard) {
+                startDashboard(settings, stack);
+            }
+        });
         current = run;
         CountDownLatch mainDone = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
@@ -169,6 +191,7 @@ public final class DemoCommand implements Callable<Integer> {
                 Thread.currentThread().interrupt();
             }
             try {
+                closeDashboard();
                 run.close();
                 err.println("demo: stopped cleanly");
             } catch (RuntimeException e) {
@@ -192,12 +215,12 @@ public final class DemoCommand implements Callable<Integer> {
             }
             err.println("demo: failed: " + e.getMessage());
             mainDone.countDown();
-            closeUnlessShuttingDown(run, hook);
+            closeUnlessShuttingDown(run, hook, this::closeDashboard);
             throw e;
         } finally {
             mainDone.countDown();
         }
-        closeUnlessShuttingDown(run, hook);
+        closeUnlessShuttingDown(run, hook, this::closeDashboard);
         lastOutcome = outcome;
         if (!outcome.completed()) {
             return 130;
@@ -229,13 +252,51 @@ public final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private static void closeUnlessShuttingDown(DemoRun run, Thread hook) {
+    private static void closeUnlessShuttingDown(DemoRun run, Thread hook, Runnable first) {
         try {
             Runtime.getRuntime().removeShutdownHook(hook);
         } catch (IllegalStateException shuttingDown) {
             return; // the hook closes the run
         }
+        first.run();
         run.close();
+    }
+
+    /**
+     * Serves the dashboard of the demo's cluster on 127.0.0.1 and prints its URL on stdout; a port
+     * that is taken gives way to a free one, and a dashboard that cannot start at all is only a
+     * warning (the demo runs without it).
+     */
+    private void startDashboard(DemoSettings settings, EmbeddedStack stack) {
+        Properties consumer = new Properties();
+        consumer.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
+        consumer.put(ConsumerConfig.CLIENT_ID_CONFIG, settings.applicationId("dashboard"));
+        // the whole run on the charts: the scenario's simulated time and the hour before it
+        ViewLimits limits = ViewLimits.defaults().withHistory(Duration.ofMillis(settings.scenario().durationMillis()).plusHours(1));
+        Map<String, Object> serde = Map.of("schema.registry.url", settings.registryUrl());
+        try {
+            Dashboard d;
+            try {
+                d = Dashboard.start(consumer, serde, settings.topics(), DemoSettings.CLUSTER, limits, "127.0.0.1", dashboardPort);
+            } catch (UncheckedIOException taken) {
+                if (dashboardPort == 0) {
+                    throw taken;
+                }
+                d = Dashboard.start(consumer, serde, settings.topics(), DemoSettings.CLUSTER, limits, "127.0.0.1", 0);
+            }
+            dashboard.set(d);
+            out.println("demo: dashboard at " + d.url());
+            out.flush();
+        } catch (RuntimeException e) {
+            err.println("demo: no dashboard (" + e.getMessage() + "); the demo runs without it");
+        }
+    }
+
+    private void closeDashboard() {
+        Dashboard d = dashboard.getAndSet(null);
+        if (d != null) {
+            d.close();
+        }
     }
 
     DemoSettings settings() {

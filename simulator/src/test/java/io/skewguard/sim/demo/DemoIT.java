@@ -44,12 +44,14 @@ class DemoIT {
         assertThat(stdout).as("the table next to the paper's figures")
                 .contains("paper").contains("skewguard on Kafka").contains("keys unreadable / written")
                 .contains("0 / " + outcome.keysWritten());
+        assertThat(stdout).as("the dashboard's URL").containsPattern("demo: dashboard at http://127\\.0\\.0\\.1:\\d+/");
         assertThat(reportDir.resolve("report.html")).exists();
         assertThat(Files.readString(reportDir.resolve("summary.json"))).contains("\"keysUnreadable\" : 0");
 
         EmbeddedStack stack = demo.current().stack();
         assertThat(DemoAssertions.leftoverThreads(threadsBefore)).as("non-daemon threads left").isEmpty();
         DemoAssertions.assertPortClosed(stack.bootstrapServers());
+        DemoAssertions.assertPortClosed(stdout.replaceFirst("(?s).*demo: dashboard at http://([0-9.:]+)/.*", "$1"));
         DemoAssertions.assertGone(stack.workDir());
         DemoAssertions.assertGone(stack.brokerDataDir());
     }
