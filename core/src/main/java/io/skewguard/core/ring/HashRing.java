@@ -382,6 +382,79 @@ public final class HashRing {
         return relaxed;
     }
 
+    /**
+     * The nodes that widen a slot past {@code taken} (its candidate set, docs/design.md §3.5): up to
+     * {@code count} distinct members met walking clockwise from ring position {@code position} that
+     * are not in {@code taken} and are {@code eligible} (by node index; live members), in the order
+     * they are taken.
+     *
+     * <p>Rack rule, the candidate set's generalised: every rack is used as evenly as it can be. The
+     * walk goes round the ring in passes; pass {@code p} takes a node only if its rack is used at most
+     * {@code p} times so far by {@code taken} and the nodes already taken (an unknown rack never
+     * conflicts). With no racks known this is simply the next {@code count} distinct eligible nodes
+     * clockwise.
+     *
+     * <p>Prefix-stable: the extension of {@code k} nodes is the first {@code k} of the extension of
+     * any {@code k' > k} under the same arguments, so a slot that widens keeps the nodes it had.
+     * Fewer than {@code count} nodes come back when fewer are eligible outside {@code taken}.
+     * Cost: a few walks round the ring (O(P) each); allocates its result and scratch arrays.
+     *
+     * @param taken node indexes already holding the slot (need not be on the ring)
+     * @param eligible by node index; indexes past its end are not eligible
+     */
+    public int[] extension(long position, int[] taken, int count, boolean[] eligible) {
+        if (count < 0) {
+            throw new IllegalArgumentException("an extension of " + count + " nodes: count must not be negative");
+        }
+        if (points.length == 0 || count == 0) {
+            return new int[0];
+        }
+        boolean[] inSet = new boolean[nodes.size()];
+        int[] rackUse = new int[rackCount];
+        for (int node : taken) {
+            if (node >= 0 && node < inSet.length) {
+                inSet[node] = true;
+                if (rackId[node] >= 0) {
+                    rackUse[rackId[node]]++;
+                }
+            }
+        }
+        int available = 0;
+        int highestUse = 0;
+        for (int node = 0; node < members.length; node++) {
+            if (members[node] != null && !inSet[node] && node < eligible.length && eligible[node]) {
+                available++;
+            }
+        }
+        for (int use : rackUse) {
+            highestUse = Math.max(highestUse, use);
+        }
+        int size = Math.min(count, available);
+        int[] chosen = new int[size];
+        int filled = 0;
+        int start = pointIndexAtOrAfter(position);
+        int total = points.length;
+        // a pass past the most used rack's count admits every rack: the walk then ends within it
+        for (int pass = 0; filled < size && pass <= highestUse + size; pass++) {
+            for (int step = 0; step < total && filled < size; step++) {
+                int node = owner[(start + step) % total];
+                if (inSet[node] || node >= eligible.length || !eligible[node]) {
+                    continue;
+                }
+                int rack = rackId[node];
+                if (rack >= 0) {
+                    if (rackUse[rack] > pass) {
+                        continue;
+                    }
+                    rackUse[rack]++;
+                }
+                inSet[node] = true;
+                chosen[filled++] = node;
+            }
+        }
+        return filled == size ? chosen : Arrays.copyOf(chosen, filled);
+    }
+
     // ---------------------------------------------------------------- accessors
 
     /** The node-id table; indexes returned by {@link #lookup(long)} point into it. */
