@@ -165,6 +165,8 @@ final class SampleRecords {
         .setCandidates(List.of("node-01", "node-05", "node-09"))
         .setReadOnly(List.of("node-05"))
         .setInFlightTarget("node-02").setInFlightSource("node-01").setMigrationId("m-1")
+        .setSpread(List.of("node-11", "node-12")).setSpreadHeld(List.of("node-13"))
+        .setSpreadReason("spread: slot 1234 takes 31.0 % of the writes, 1.86 × its candidates' capacity share")
         .setUpdatedAt(T0)
         .build();
   }

@@ -80,6 +80,27 @@ class SchemaEvolutionTest {
   }
 
   @Test
+  void slotTableRowOfAWriterBeforeSpreadingReadsAsASlotThatIsNotSpread() throws Exception {
+    Schema old = without(io.skewguard.schemas.SlotAssignment.getClassSchema(), Set.of("spread", "spreadHeld", "spreadReason"));
+    GenericRecord written = new GenericData.Record(old);
+    written.put("cluster", "eu-1");
+    written.put("slot", 7);
+    written.put("routingEpoch", 3L);
+    written.put("candidates", java.util.List.of("node-01", "node-02"));
+    written.put("readOnly", java.util.List.of());
+    written.put("updatedAt", SampleRecords.T0.toEpochMilli());
+
+    byte[] bytes = frame(registry.register("skew.slot-table-value", old), old, written);
+    io.skewguard.schemas.SlotAssignment read = SchemaRegistrySerde.of(io.skewguard.schemas.SlotAssignment.class, config, false)
+        .deserializer().deserialize("skew.slot-table", bytes);
+
+    assertThat(read.getSpread()).isEmpty();
+    assertThat(read.getSpreadHeld()).isEmpty();
+    assertThat(read.getSpreadReason()).isNull();
+    assertThat(read.getCandidates()).containsExactly("node-01", "node-02");
+  }
+
+  @Test
   void currentSchemaRegistersAsANewVersionAfterTheOlderOneBecauseItIsBackwardCompatible() {
     Schema old = without(CapacityEvent.getClassSchema(), Set.of("rack", "shards"));
     int oldId = registry.register("skew.node-capacity-value", old);
