@@ -4,7 +4,9 @@ import io.skewguard.agent.command.EpochBound;
 import io.skewguard.core.ring.CandidateSet;
 import io.skewguard.core.ring.HashRing;
 import io.skewguard.core.ring.NodeIndex;
+import io.skewguard.core.ring.ProbeOrder;
 import io.skewguard.core.ring.WeightedPick;
+import io.skewguard.core.slots.SlotSpread;
 import io.skewguard.core.slots.SlotTable;
 import io.skewguard.schemas.NodeWeight;
 import io.skewguard.schemas.SlotAssignment;
@@ -31,7 +33,17 @@ import java.util.concurrent.atomic.LongAdder;
  * <p><b>Read-only candidates.</b> A {@code SlotAssignment} row's {@code readOnly} candidates (a node
  * being drained) keep serving reads of what they hold but take no new writes: {@link #pick} leaves them
  * out; {@link #probeOrder} (reads) still ranks every candidate. When every candidate of a slot is
- * read-only the pick falls back to all of them and counts it ({@link #readOnlyFallbacks()}).
+ * read-only (and nothing is spread) the pick falls back to all of them and counts it
+ * ({@link #readOnlyFallbacks()}).
+ *
+ * <p><b>Spread slots</b> (docs/design.md §3.5). A row's {@code spread} nodes take new writes of the
+ * slot besides its candidates: {@link #pick} chooses among both; its {@code spreadHeld} nodes took
+ * writes of it during an earlier spread and only serve reads. {@link #probeOrder} follows
+ * {@link ProbeOrder}: the writers' winner, the slot's own writers' winner, the candidates' winner, then
+ * every other holder by score, so a key written before or after a spread is found, at most after
+ * {@code m + spread + held} probes. A spread node that refuses a write (it cleaned the slot up after
+ * an earlier migration away, {@code StaleRouteException}) gets {@link #fallback}: the slot's own
+ * writers' winner, the node readers probe next.
  *
  * <p><b>Idempotent updates.</b> A {@code NodeWeight} row older than the node's applied weight epoch,
  * or a {@code SlotAssignment} row older than the slot's applied routing epoch, is ignored, so rows
@@ -51,17 +63,17 @@ public final class RoutingView {
             long[] weightEpoch,
             double[] freeRatio,
             double[] effective,
-            CandidateSet[] candidates,
-            CandidateSet[] writers,
-            boolean[] onlyReadOnly,
+            SlotSpread[] routes,
+            String[] spreadReason,
             long[] slotEpoch,
-            String[] inFlightTarget) {
+            String[] inFlightTarget,
+            int maxHolders) {
 
         /** This snapshot with other node tables (the slot tables as they are). */
         Snapshot withNodes(NodeIndex nodes, WeightedPick pick, String[] ids, double[] weight, long[] weightEpoch,
                            double[] freeRatio, double[] effective) {
-            return new Snapshot(nodes, pick, ids, weight, weightEpoch, freeRatio, effective, candidates, writers,
-                    onlyReadOnly, slotEpoch, inFlightTarget);
+            return new Snapshot(nodes, pick, ids, weight, weightEpoch, freeRatio, effective, routes, spreadReason,
+                    slotEpoch, inFlightTarget, maxHolders);
         }
     }
 
@@ -95,8 +107,8 @@ public final class RoutingView {
         long[] slotEpoch = new long[slotCount];
         Arrays.fill(slotEpoch, -1);
         return new RoutingView(cluster, slotCount, new Snapshot(nodes, WeightedPick.over(nodes), new String[0],
-                new double[0], new long[0], new double[0], new double[0], new CandidateSet[slotCount],
-                new CandidateSet[slotCount], new boolean[slotCount], slotEpoch, new String[slotCount]));
+                new double[0], new long[0], new double[0], new double[0], new SlotSpread[slotCount],
+                new String[slotCount], slotEpoch, new String[slotCount], 0));
     }
 
     /**
@@ -107,15 +119,16 @@ public final class RoutingView {
         RoutingView view = empty(cluster, table.slotCount());
         synchronized (view.updates) {
             Snapshot s = view.grown(view.snapshot, table.nodes().ids());
-            CandidateSet[] candidates = new CandidateSet[table.slotCount()];
+            SlotSpread[] routes = new SlotSpread[table.slotCount()];
             long[] slotEpoch = new long[table.slotCount()];
-            for (int slot = 0; slot < candidates.length; slot++) {
-                candidates[slot] = remap(table.candidates(slot), table.nodes(), s.nodes());
+            int maxHolders = 0;
+            for (int slot = 0; slot < routes.length; slot++) {
+                routes[slot] = SlotSpread.of(remap(table.candidates(slot), table.nodes(), s.nodes()));
                 slotEpoch[slot] = table.routingEpoch();
+                maxHolders = Math.max(maxHolders, routes[slot].holders().size());
             }
             view.snapshot = new Snapshot(s.nodes(), s.pick(), s.ids(), s.weight(), s.weightEpoch(), s.freeRatio(),
-                    s.effective(), candidates, candidates.clone(), new boolean[candidates.length], slotEpoch,
-                    s.inFlightTarget());
+                    s.effective(), routes, s.spreadReason(), slotEpoch, s.inFlightTarget(), maxHolders);
         }
         return view;
     }
@@ -198,7 +211,9 @@ public final class RoutingView {
      * Applies a row of the slot table.
      *
      * @return whether the row changed the view (false: other cluster, or older than the slot's epoch)
-     * @throws IllegalArgumentException if the slot is out of range or the candidate set is invalid
+     * @throws IllegalArgumentException if the slot is out of range, the candidate set is invalid, or
+     *     the read-only, spread and held nodes break their rules (read-only nodes are candidates;
+     *     spread and held nodes are distinct and outside the candidate set)
      */
     public boolean apply(SlotAssignment row) {
         if (!cluster.equals(row.getCluster())) {
@@ -212,41 +227,53 @@ public final class RoutingView {
             if (row.getRoutingEpoch() < snapshot.slotEpoch()[slot] || jumps("routing epoch", snapshot.slotEpoch(), row.getRoutingEpoch())) {
                 return false;
             }
-            if (overNodes(row.getCandidates())) {
+            List<String> readOnly = row.getReadOnly() == null ? List.of() : row.getReadOnly();
+            List<String> spread = row.getSpread() == null ? List.of() : row.getSpread();
+            List<String> held = row.getSpreadHeld() == null ? List.of() : row.getSpreadHeld();
+            List<String> named = new java.util.ArrayList<>(row.getCandidates());
+            named.addAll(spread);
+            named.addAll(held);
+            if (overNodes(named)) {
                 return false;
             }
-            List<String> readOnly = row.getReadOnly() == null ? List.of() : row.getReadOnly();
             for (String node : readOnly) {
                 if (!row.getCandidates().contains(node)) {
                     throw new IllegalArgumentException("slot " + slot + ": read-only node " + node
                             + " is not one of its candidates " + row.getCandidates());
                 }
             }
-            Snapshot s = grown(snapshot, row.getCandidates());
-            int[] set = new int[row.getCandidates().size()];
-            int[] writing = new int[set.length];
-            int writers = 0;
-            for (int i = 0; i < set.length; i++) {
-                set[i] = s.nodes().require(row.getCandidates().get(i));
-                if (!readOnly.contains(row.getCandidates().get(i))) {
-                    writing[writers++] = set[i];
+            for (String node : spread) {
+                if (row.getCandidates().contains(node) || held.contains(node)) {
+                    throw new IllegalArgumentException("slot " + slot + ": spread node " + node + " is also one of its "
+                            + (held.contains(node) ? "held nodes " + held : "candidates " + row.getCandidates()));
                 }
             }
-            CandidateSet[] candidates = s.candidates().clone();
-            CandidateSet[] writerSets = s.writers().clone();
-            boolean[] onlyReadOnly = s.onlyReadOnly().clone();
+            for (String node : held) {
+                if (row.getCandidates().contains(node)) {
+                    throw new IllegalArgumentException("slot " + slot + ": held node " + node
+                            + " is also one of its candidates " + row.getCandidates());
+                }
+            }
+            Snapshot s = grown(snapshot, named);
+            SlotSpread route;
+            try {
+                route = SlotSpread.of(new CandidateSet(indexes(s.nodes(), row.getCandidates())), indexes(s.nodes(), readOnly),
+                        indexes(s.nodes(), spread), indexes(s.nodes(), held));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("slot " + slot + ": " + e.getMessage(), e);
+            }
+            SlotSpread[] routes = s.routes().clone();
+            String[] reasons = s.spreadReason().clone();
             long[] slotEpoch = s.slotEpoch().clone();
             String[] inFlight = s.inFlightTarget().clone();
-            candidates[slot] = new CandidateSet(set);
-            // every candidate read-only (a drain of the whole set): writes must still land somewhere, so the
-            // pick falls back to all of them, counted at each pick
-            onlyReadOnly[slot] = writers == 0;
-            writerSets[slot] = writers == 0 || writers == set.length ? candidates[slot]
-                    : new CandidateSet(Arrays.copyOf(writing, writers));
+            // every candidate read-only and nothing spread (a drain of the whole set): writes must still land
+            // somewhere, so the pick falls back to all of them, counted at each pick
+            routes[slot] = route;
+            reasons[slot] = row.getSpreadReason();
             slotEpoch[slot] = row.getRoutingEpoch();
             inFlight[slot] = row.getInFlightTarget();
             snapshot = new Snapshot(s.nodes(), s.pick(), s.ids(), s.weight(), s.weightEpoch(), s.freeRatio(),
-                    s.effective(), candidates, writerSets, onlyReadOnly, slotEpoch, inFlight);
+                    s.effective(), routes, reasons, slotEpoch, inFlight, Math.max(s.maxHolders(), route.holders().size()));
             return true;
         }
     }
@@ -310,58 +337,162 @@ public final class RoutingView {
      *     full (free ratio 0)
      */
     public String pick(CharSequence key) {
+        return pickHash(HashRing.hashKey(key));
+    }
+
+    /** {@link #pick(CharSequence)} of a key's hash ({@link HashRing#hashKey}). Allocation-free. */
+    public String pickHash(long keyHash) {
         Snapshot s = snapshot;
-        long hash = HashRing.hashKey(key);
-        int slot = SlotTable.slotOf(hash, slotCount);
-        CandidateSet writers = s.writers()[slot];
-        if (writers == null) {
+        int slot = SlotTable.slotOf(keyHash, slotCount);
+        SlotSpread route = s.routes()[slot];
+        if (route == null) {
             throw new IllegalStateException("cluster " + cluster + ": slot " + slot + " has no candidate set yet");
         }
-        if (s.onlyReadOnly()[slot]) {
+        if (route.writersFallBack()) {
             readOnlyFallbacks.increment();
         }
-        return s.ids()[s.pick().pick(hash, writers, s.effective())];
+        return s.ids()[s.pick().pick(keyHash, route.writers(), s.effective())];
     }
 
     /**
-     * The nodes a reader of {@code key} probes, in order: every candidate of the key's slot, read-only
-     * ones included (they still hold what they held), ranked as {@link WeightedPick#pickTop} ranks them
-     * under the current effective weights (full nodes last).
+     * Where a write of {@code key} goes when {@code refused} refused it: the winner among the slot's own
+     * writers (its candidates that take writes, without the spread) when {@code refused} is a spread
+     * node of the key's slot; null otherwise (the writer's slot table is older than the store's, and
+     * the row it waits for changes the pick). Allocation-free.
+     *
+     * @throws IllegalStateException if the key's slot has no candidate set yet, or every own writer is full
+     */
+    public String fallback(CharSequence key, String refused) {
+        Snapshot s = snapshot;
+        long hash = HashRing.hashKey(key);
+        int slot = SlotTable.slotOf(hash, slotCount);
+        SlotSpread route = s.routes()[slot];
+        if (route == null) {
+            throw new IllegalStateException("cluster " + cluster + ": slot " + slot + " has no candidate set yet");
+        }
+        int node = s.nodes().indexOf(refused);
+        if (node < 0 || !route.isSpread() || route.candidates().contains(node) || !route.writers().contains(node)) {
+            return null;
+        }
+        return s.ids()[s.pick().pick(hash, route.ownWriters(), s.effective())];
+    }
+
+    /**
+     * The nodes a reader of {@code key} probes, in order (docs/design.md §3.5, {@link ProbeOrder}):
+     * the winner among the slot's writers, among its own writers, among its candidates, then every
+     * other holder — candidates (read-only ones included: they still hold what they held), spread and
+     * held nodes — ranked as {@link WeightedPick#pickTop} ranks them under the current effective
+     * weights (full nodes last). For a slot that is not spread and has no read-only candidate this is
+     * {@code pickTop} over its candidates.
      *
      * @throws IllegalStateException if the key's slot has no candidate set yet
      */
     public List<String> probeOrder(CharSequence key) {
+        return probeOrderHash(HashRing.hashKey(key));
+    }
+
+    /** {@link #probeOrder(CharSequence)} of a key's hash. */
+    public List<String> probeOrderHash(long keyHash) {
         Snapshot s = snapshot;
-        long hash = HashRing.hashKey(key);
-        int slot = SlotTable.slotOf(hash, slotCount);
-        CandidateSet candidates = s.candidates()[slot];
-        if (candidates == null) {
-            throw new IllegalStateException("cluster " + cluster + ": slot " + slot + " has no candidate set yet");
-        }
-        int[] order = new int[candidates.size()];
-        s.pick().pickTop(hash, candidates, s.effective(), order.length, order, new double[order.length]);
-        String[] ids = new String[order.length];
-        for (int i = 0; i < order.length; i++) {
+        SlotSpread route = route(s, keyHash);
+        int[] order = new int[route.holders().size()];
+        int n = new ProbeOrder(order.length).order(s.pick(), keyHash, route, s.effective(), order);
+        String[] ids = new String[n];
+        for (int i = 0; i < n; i++) {
             ids[i] = s.ids()[order[i]];
         }
         return List.of(ids);
     }
 
+    /**
+     * Reads {@code key} the way a reader does: probes the nodes of {@link #probeOrder} one after the
+     * other with {@code holds} until one holds the key. Allocation-free when {@code probes} is long
+     * enough for the slot ({@link #maxHolders()}) and {@code order} is one per reading thread.
+     *
+     * @return the 1-based probe that found the key, or 0 when no holder has it
+     */
+    public int probe(long keyHash, ProbeOrder order, int[] probes, java.util.function.IntPredicate holds) {
+        Snapshot s = snapshot;
+        SlotSpread route = route(s, keyHash);
+        int n = order.order(s.pick(), keyHash, route, s.effective(), probes);
+        for (int i = 0; i < n; i++) {
+            if (holds.test(probes[i])) {
+                return i + 1;
+            }
+        }
+        return 0;
+    }
+
+    private SlotSpread route(Snapshot s, long keyHash) {
+        int slot = SlotTable.slotOf(keyHash, slotCount);
+        SlotSpread route = s.routes()[slot];
+        if (route == null) {
+            throw new IllegalStateException("cluster " + cluster + ": slot " + slot + " has no candidate set yet");
+        }
+        return route;
+    }
+
+    /** The most holders (candidates, spread and held nodes) any slot had: the length {@link #probe} needs. */
+    public int maxHolders() {
+        return snapshot.maxHolders();
+    }
+
+    /** The node table the indexes of {@link #route} and {@link #probe} point into (it only grows). */
+    public NodeIndex nodes() {
+        return snapshot.nodes();
+    }
+
+    /** The routing state of {@code slot} in node indexes of {@link #nodes()}, or null before its first row. */
+    public SlotSpread route(int slot) {
+        return snapshot.routes()[slot];
+    }
+
+    /** The effective weight {@code w × freeRatio} of the node at index {@code node} of {@link #nodes()}. */
+    public double effectiveWeight(int node) {
+        double[] e = snapshot.effective();
+        return node < e.length ? e[node] : 0.0;
+    }
+
+    /** The spread nodes of {@code slot} (extra writers), as its last row named them; empty before it. */
+    public List<String> spread(int slot) {
+        SlotSpread route = snapshot.routes()[slot];
+        return route == null ? List.of() : ids(route.spread());
+    }
+
+    /** The held nodes of {@code slot} (read-only, from an earlier spread); empty before its first row. */
+    public List<String> held(int slot) {
+        SlotSpread route = snapshot.routes()[slot];
+        return route == null ? List.of() : ids(route.held());
+    }
+
+    /** The reason of {@code slot}'s last spread change, or null. */
+    public String spreadReason(int slot) {
+        return snapshot.spreadReason()[slot];
+    }
+
     /** The candidates of {@code slot} that take no new writes (draining), as the slot's last row named them; empty before it. */
     public List<String> readOnly(int slot) {
-        Snapshot s = snapshot;
-        CandidateSet all = s.candidates()[slot];
-        if (all == null) {
+        SlotSpread route = snapshot.routes()[slot];
+        if (route == null) {
             return List.of();
         }
-        CandidateSet writers = s.writers()[slot];
         List<String> readOnly = new java.util.ArrayList<>();
+        CandidateSet all = route.candidates();
         for (int i = 0; i < all.size(); i++) {
-            if (s.onlyReadOnly()[slot] || !writers.contains(all.node(i))) {
-                readOnly.add(s.ids()[all.node(i)]);
+            if (route.writersFallBack() || route.isReadOnly(all.node(i))) {
+                readOnly.add(snapshot.ids()[all.node(i)]);
             }
         }
         return List.copyOf(readOnly);
+    }
+
+    private List<String> ids(int[] nodes) {
+        String[] names = snapshot.ids();
+        String[] out = new String[nodes.length];
+        for (int i = 0; i < nodes.length; i++) {
+            out[i] = names[nodes[i]];
+        }
+        return List.of(out);
     }
 
     /**
@@ -403,7 +534,7 @@ public final class RoutingView {
 
     /** Whether every slot has a candidate set, so that every key can be picked. */
     public boolean complete() {
-        for (CandidateSet set : snapshot.candidates()) {
+        for (SlotSpread set : snapshot.routes()) {
             if (set == null) {
                 return false;
             }
@@ -437,6 +568,14 @@ public final class RoutingView {
             effective[i] = 1.0;
         }
         return s.withNodes(nodes, WeightedPick.over(nodes), names, weight, weightEpoch, free, effective);
+    }
+
+    private static int[] indexes(NodeIndex nodes, List<String> ids) {
+        int[] out = new int[ids.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = nodes.require(ids.get(i));
+        }
+        return out;
     }
 
     private static CandidateSet remap(CandidateSet set, NodeIndex from, NodeIndex to) {

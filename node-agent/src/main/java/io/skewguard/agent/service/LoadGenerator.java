@@ -20,7 +20,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Only the nodes this process hosts can take a write; a key routed to a node hosted elsewhere is
  * counted and skipped. A write refused because its slot left the node ({@link StaleRouteException})
- * is routed again once the router has the new slot-table row, a bounded number of times.
+ * is routed again once the router has the new slot-table row, a bounded number of times; refused by
+ * a spread node of its slot (one that cleaned the slot up after an earlier migration), it goes to
+ * the slot's own winner at once ({@link RoutingView#fallback}).
  *
  * <p><b>Versions.</b> Last-writer-wins by version: versions start at the wall clock in microseconds
  * and count up, so a restarted process's writes are newer than those before the restart.
@@ -123,10 +125,11 @@ public final class LoadGenerator implements AutoCloseable {
     }
 
     private void writeOne(String key) throws InterruptedException {
+        String fallback = null;
         for (int attempt = 0; ; attempt++) {
             String node;
             try {
-                node = view.pick(key);
+                node = fallback != null ? fallback : view.pick(key);
             } catch (IllegalStateException noRoute) {
                 refused.incrementAndGet(); // no candidate set yet, or every candidate full
                 return;
@@ -144,7 +147,15 @@ public final class LoadGenerator implements AutoCloseable {
                     refused.incrementAndGet();
                     return;
                 }
-                Thread.sleep(20); // the router gets the new slot-table row within a poll
+                try {
+                    fallback = fallback == null ? view.fallback(key, node) : null;
+                } catch (IllegalStateException full) {
+                    refused.incrementAndGet(); // every own writer of the slot is full
+                    return;
+                }
+                if (fallback == null) {
+                    Thread.sleep(20); // the router gets the new slot-table row within a poll
+                }
                 continue;
             }
             target.reporter().record(view.slotOf(key), key.length() + (long) value.length);
