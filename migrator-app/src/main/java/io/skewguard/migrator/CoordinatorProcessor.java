@@ -15,6 +15,8 @@ import io.skewguard.migrator.policy.Migration;
 import io.skewguard.migrator.policy.MigrationState;
 import io.skewguard.migrator.policy.RepairCoordinator;
 import io.skewguard.migrator.policy.RepairState;
+import io.skewguard.migrator.policy.SpreadPolicy;
+import io.skewguard.migrator.policy.SpreadState;
 import io.skewguard.migrator.policy.StatusEvent;
 import io.skewguard.schemas.AlertKind;
 import io.skewguard.schemas.AlertState;
@@ -83,6 +85,8 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     /** Global store: the rows on the slot-table topic, key {@code <cluster>/<slot>}, value as published (bytes). */
     static final String PUBLISHED_STORE = "published-slot-table";
     static final String MEMBERSHIP_STORE = "membership";
+    /** Cluster → {@link SpreadState}: the slots the spread rule watches (docs/design.md §3.5). */
+    static final String SPREAD_STORE = "spread";
 
     /** Node named in the repair status records the migrator itself writes. */
     static final String MIGRATOR_NODE = "migrator";
@@ -104,6 +108,8 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     private KeyValueStore<String, SlotAssignment> slots;
     private KeyValueStore<String, byte[]> published;
     private KeyValueStore<String, Member> members;
+    private KeyValueStore<String, SpreadState> spreads;
+    private final SpreadPolicy spreadPolicy;
     private Sensor budget;
     private Sensor committed;
     private Sensor aborted;
@@ -130,6 +136,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                 new io.skewguard.migrator.policy.BatchStateMachine(settings.timeouts()), settings.rateLimiter(), settings.maxParallel(),
                 settings.maxConsecutiveAborts(), settings.maintenanceFactor(),
                 settings.maintenanceHold().toMillis());
+        this.spreadPolicy = new SpreadPolicy(settings.spreadRule());
     }
 
     @Override
@@ -145,6 +152,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         this.adoptedEpochs.clear();
         this.removedHere.clear();
         this.members = context.getStateStore(MEMBERSHIP_STORE);
+        this.spreads = context.getStateStore(SPREAD_STORE);
         this.budget = MigratorMetrics.budget(context);
         this.committed = MigratorMetrics.committed(context);
         this.aborted = MigratorMetrics.aborted(context);
@@ -224,6 +232,41 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             return;
         }
         apply(stored, result, now);
+        if (input instanceof MigratorInput.Report r && hasTable(cluster)) {
+            spread(cluster, r.value(), now);
+        }
+    }
+
+    /**
+     * The spread rule on a report (docs/design.md §3.5): the slots it spreads, widens or narrows are
+     * published as one slot-table update (routing epoch + 1), each row with its reason. No data moves.
+     */
+    private void spread(String cluster, SkewReport report, long now) {
+        SpreadState before = spreads.get(cluster);
+        Map<String, Long> totals = new HashMap<>();
+        try (KeyValueIterator<String, CapacityEvent> it = capacity.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
+            while (it.hasNext()) {
+                CapacityEvent e = it.next().value;
+                if (planned(cluster, e.getNode())) {
+                    totals.put(e.getNode(), e.getTotalBytes());
+                }
+            }
+        }
+        Members live = members(cluster);
+        long[] heat = report.getSlotHeat().stream().mapToLong(Long::longValue).toArray();
+        SpreadStep.Result result = SpreadStep.decide(cluster, spreadPolicy, before == null ? SpreadState.empty() : before,
+                report.getWindowEnd().toEpochMilli(), heat, rows(cluster), totals, live.racks(), live.eligible(),
+                settings.slotCount(), settings.vnodesPerUnit());
+        if (before != null || !result.state().slots().isEmpty()) {
+            spreads.put(cluster, result.state());
+        }
+        if (!result.changed().isEmpty()) {
+            step(cluster, now, state -> {
+                RepairState next = publishUpdate(cluster, result.changed(), state, now);
+                LOG.info("{}: spread of {} slot(s) changed at routing epoch {}", cluster, result.changed().size(), next.routingEpoch());
+                return new RepairCoordinator.Result(next, List.of());
+            });
+        }
     }
 
     /**
@@ -428,6 +471,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         }
         memberRows.forEach(members::delete);
         reports.delete(cluster);
+        spreads.delete(cluster);
         repairs.delete(cluster);
         known.remove(cluster);
         if (clusterCount > 0) {
@@ -507,11 +551,16 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                     throw new IllegalStateException("slot " + m.slot() + " of " + state.cluster() + " no longer names " + m.source());
                 }
                 candidates.set(at, m.target());
-                // a draining source leaves the set, so its read-only mark goes with it
+                // a draining source leaves the set, so its read-only mark goes with it; a target is never a
+                // spread or held node of the slot (the plan sees them in the set), but if it were, it is a candidate now
                 List<String> readOnly = new ArrayList<>(row.getReadOnly());
                 readOnly.remove(m.source());
-                publish(row, now, r -> r.setCandidates(candidates), r -> r.setReadOnly(readOnly), r -> r.setRoutingEpoch(epoch),
-                        CoordinatorProcessor::clearInFlight);
+                List<String> spread = new ArrayList<>(row.getSpread());
+                List<String> held = new ArrayList<>(row.getSpreadHeld());
+                spread.remove(m.target());
+                held.remove(m.target());
+                publish(row, now, r -> r.setCandidates(candidates), r -> r.setReadOnly(readOnly), r -> r.setSpread(spread),
+                        r -> r.setSpreadHeld(held), r -> r.setRoutingEpoch(epoch), CoordinatorProcessor::clearInFlight);
                 committed.record();
                 switched = true;
                 LOG.info("{}: switched slot {} from {} to {} at routing epoch {}", state.cluster(), m.slot(), m.source(), m.target(), epoch);
@@ -638,11 +687,38 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         SkewReport report = reports.get(cluster);
         long[] heat = report == null ? new long[0] : report.getSlotHeat().stream().mapToLong(Long::longValue).toArray();
         Map<Integer, List<String>> sets = new HashMap<>();
+        Map<String, Set<Integer>> spreadShards = new HashMap<>();
         try (KeyValueIterator<String, SlotAssignment> it = slots.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
             while (it.hasNext()) {
                 SlotAssignment row = it.next().value;
-                sets.put(row.getSlot(), List.copyOf(row.getCandidates()));
+                if (row.getSpread().isEmpty() && row.getSpreadHeld().isEmpty()) {
+                    sets.put(row.getSlot(), List.copyOf(row.getCandidates()));
+                    continue;
+                }
+                // a slot's spread and held nodes are in the set the plan sees, so that no migration targets one
+                // (an aborted copy would drop what it received); their shards of it are no migration's source
+                // (a switch replaces a candidate): they stay where they were written (docs/design.md §3.5)
+                List<String> holders = new ArrayList<>(row.getCandidates());
+                for (String node : concat(row.getSpread(), row.getSpreadHeld())) {
+                    holders.add(node);
+                    spreadShards.computeIfAbsent(node, n -> new HashSet<>()).add(row.getSlot());
+                }
+                sets.put(row.getSlot(), List.copyOf(holders));
             }
+        }
+        if (!spreadShards.isEmpty()) {
+            List<CapacityReading> planned = new ArrayList<>();
+            for (CapacityReading r : readings) {
+                Set<Integer> out = spreadShards.get(r.node());
+                if (out == null) {
+                    planned.add(r);
+                } else {
+                    Map<Integer, Long> shards = new HashMap<>(r.shardBytes());
+                    shards.keySet().removeAll(out);
+                    planned.add(new CapacityReading(r.node(), r.usedBytes(), r.totalBytes(), r.rack(), shards, r.eventTime()));
+                }
+            }
+            readings = planned;
         }
         if (sets.isEmpty()) {
             sets = adopt(cluster, now);
@@ -905,7 +981,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             }
         }
         for (Member m : pending) {
-            Map<Integer, Long> held = MembershipChanges.held(m.node(), reading(cluster, m.node()), rows);
+            Map<Integer, Long> held = MembershipChanges.heldAsCandidate(m.node(), reading(cluster, m.node()), rows);
             int shards = (int) held.values().stream().filter(b -> b > 0).count();
             long bytes = held.values().stream().mapToLong(Long::longValue).sum();
             if (shards == 0) {
@@ -971,7 +1047,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     private void startDrain(String cluster, String node, Member m, long now) {
         List<MembershipChanges.Row> rows = rows(cluster);
         Map<Integer, MembershipChanges.Row> marked = MembershipChanges.markReadOnly(rows, node);
-        Map<Integer, Long> held = MembershipChanges.held(node, reading(cluster, node), rows);
+        Map<Integer, Long> held = MembershipChanges.heldAsCandidate(node, reading(cluster, node), rows);
         int shards = (int) held.values().stream().filter(b -> b > 0).count();
         long bytes = held.values().stream().mapToLong(Long::longValue).sum();
         String rack = m != null ? m.rack() : capacity.get(storeKey(cluster, node)) != null
@@ -1079,6 +1155,16 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
 
     /** Replacements of {@code node} in every set holding it, on the ring of the cluster's members. */
     private Map<Integer, MembershipChanges.Row> replacing(String cluster, List<MembershipChanges.Row> rows, String node, Set<Integer> keep) {
+        Members live = members(cluster);
+        Set<String> eligible = new HashSet<>(live.eligible());
+        eligible.remove(node);
+        return MembershipChanges.replace(rows, node, live.racks(), eligible, keep, settings.slotCount(), settings.vnodesPerUnit());
+    }
+
+    /** A cluster's members with their racks (for the ring), and the nodes that may take writes (active, reporting). */
+    private record Members(Map<String, String> racks, Set<String> eligible) {}
+
+    private Members members(String cluster) {
         Map<String, String> racks = new HashMap<>();
         Set<String> eligible = new HashSet<>();
         try (KeyValueIterator<String, CapacityEvent> it = capacity.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
@@ -1102,8 +1188,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                 }
             }
         }
-        eligible.remove(node);
-        return MembershipChanges.replace(rows, node, racks, eligible, keep, settings.slotCount(), settings.vnodesPerUnit());
+        return new Members(racks, eligible);
     }
 
     /** Publishes {@code changed} rows as one slot-table update (routing epoch + 1); nothing when empty. */
@@ -1114,7 +1199,9 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         long epoch = state.routingEpoch() + 1;
         for (MembershipChanges.Row r : changed.values()) {
             publish(row(cluster, r.slot()), now, row -> row.setCandidates(new ArrayList<>(r.candidates())),
-                    row -> row.setReadOnly(new ArrayList<>(r.readOnly())), row -> row.setRoutingEpoch(epoch));
+                    row -> row.setReadOnly(new ArrayList<>(r.readOnly())), row -> row.setSpread(new ArrayList<>(r.spread())),
+                    row -> row.setSpreadHeld(new ArrayList<>(r.held())), row -> row.setSpreadReason(r.spreadReason()),
+                    row -> row.setRoutingEpoch(epoch));
         }
         return state.withRoutingEpoch(epoch);
     }
@@ -1151,7 +1238,8 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         try (KeyValueIterator<String, SlotAssignment> it = slots.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
             while (it.hasNext()) {
                 SlotAssignment row = it.next().value;
-                rows.add(new MembershipChanges.Row(row.getSlot(), row.getCandidates(), row.getReadOnly(), row.getInFlightTarget()));
+                rows.add(new MembershipChanges.Row(row.getSlot(), row.getCandidates(), row.getReadOnly(), row.getInFlightTarget(),
+                        row.getSpread(), row.getSpreadHeld(), row.getSpreadReason()));
             }
         }
         return rows;
@@ -1169,6 +1257,12 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         return new CapacityReading(e.getNode(), e.getUsedBytes(), e.getTotalBytes(), e.getRack(), shards, e.getEventTime().toEpochMilli());
     }
 
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
 
     /** Key of a row in the slot-table topic (a public contract, so unchanged). */
     static String slotKey(String cluster, int slot) {

@@ -80,6 +80,10 @@ final class MigratorSerdes {
         return new InputEnvelopeSerde(this);
     }
 
+    Serde<io.skewguard.migrator.policy.SpreadState> spreadState() {
+        return JsonStateSerde.of(io.skewguard.migrator.policy.SpreadState.class, "spread state");
+    }
+
     Serde<RepairState> repairState() {
         return JsonStateSerde.of(io.skewguard.migrator.policy.RepairState.class, "repair state");
     }

@@ -185,6 +185,7 @@ public record MigratorSettings(
                     CommonSettings.healthHost(),
                     CommonSettings.createTopics(),
                     CommonSettings.maxFutureSkew())
+            .add(SpreadSettings.SETTINGS)
             .fixes("processing.guarantee", "exactly_once_v2",
                     "a batch's state, its commands and its slot-table rows commit in one transaction; with "
                             + "at-least-once a restart could send a switch step twice or lose one")
@@ -198,6 +199,7 @@ public record MigratorSettings(
         // the rules that span settings (low-load below high-load) are the policies' own
         new AdaptiveRateLimiter(maxBytesPerSec, lowLoad, highLoad, budgetFloor, peakHalfLife.toMillis());
         new ColdestFirstPlanner(targetCv, overshoot);
+        SpreadSettings.rule(settings);
     }
 
     /**
@@ -286,6 +288,11 @@ public record MigratorSettings(
     public Properties streamsProperties() {
         // poison pills go to the dead-letter topic (PoisonPills: the handler keys are fixed above)
         return PoisonPills.routedTo(settings.clientProperties(ClientType.STREAMS), topics().dlq());
+    }
+
+    /** When a hot slot spreads over more nodes and when it narrows back (docs/design.md §3.5). */
+    public io.skewguard.migrator.policy.SpreadRule spreadRule() {
+        return SpreadSettings.rule(settings);
     }
 
     /** A node reporting capacity for the first time (not a member) joins without an operator. */

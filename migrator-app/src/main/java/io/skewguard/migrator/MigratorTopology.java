@@ -96,6 +96,7 @@ public final class MigratorTopology {
                 Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("published-slot-table"),
                 () -> new PublishedRows(CoordinatorProcessor.PUBLISHED_STORE));
         builder.addStateStore(store(stores, CoordinatorProcessor.MEMBERSHIP_STORE, serdes.member()));
+        builder.addStateStore(store(stores, CoordinatorProcessor.SPREAD_STORE, serdes.spreadState()));
 
         KStream<String, MigratorInput> decoded = builder
                 .stream(List.of(topics.alerts(), topics.reports(), topics.nodeCapacity(), topics.migrationStatus(),
@@ -119,7 +120,8 @@ public final class MigratorTopology {
                 .repartition(Repartitioned.with(Serdes.String(), serdes.envelope()).withName("by-cluster"))
                 .process(() -> new CoordinatorProcessor(settings, serdes), Named.as("coordinator"),
                         CoordinatorProcessor.REPAIR_STORE, CoordinatorProcessor.CAPACITY_STORE,
-                        CoordinatorProcessor.REPORT_STORE, CoordinatorProcessor.SLOT_STORE, CoordinatorProcessor.MEMBERSHIP_STORE);
+                        CoordinatorProcessor.REPORT_STORE, CoordinatorProcessor.SLOT_STORE, CoordinatorProcessor.MEMBERSHIP_STORE,
+                        CoordinatorProcessor.SPREAD_STORE);
 
         Map<String, KStream<String, MigratorOutput>> byType = outputs.split(Named.as("output-"))
                 .branch((k, v) -> v instanceof MigratorOutput.Command, Branched.as("command"))

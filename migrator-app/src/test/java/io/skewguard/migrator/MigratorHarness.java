@@ -102,12 +102,14 @@ final class MigratorHarness implements AutoCloseable {
     void restart() {
         Map<String, List<KeyValue<String, Object>>> changelogs = new HashMap<>();
         for (String store : List.of(CoordinatorProcessor.REPAIR_STORE, CoordinatorProcessor.CAPACITY_STORE,
-                CoordinatorProcessor.REPORT_STORE, CoordinatorProcessor.SLOT_STORE, CoordinatorProcessor.MEMBERSHIP_STORE)) {
+                CoordinatorProcessor.REPORT_STORE, CoordinatorProcessor.SLOT_STORE, CoordinatorProcessor.MEMBERSHIP_STORE,
+                CoordinatorProcessor.SPREAD_STORE)) {
             Serde<?> valueSerde = switch (store) {
                 case CoordinatorProcessor.REPAIR_STORE -> JsonStateSerde.of(io.skewguard.migrator.policy.RepairState.class, "repair state");
                 case CoordinatorProcessor.CAPACITY_STORE -> serde(CapacityEvent.class);
                 case CoordinatorProcessor.REPORT_STORE -> serde(SkewReport.class);
                 case CoordinatorProcessor.MEMBERSHIP_STORE -> JsonStateSerde.of(io.skewguard.migrator.policy.Member.class, "membership record");
+                case CoordinatorProcessor.SPREAD_STORE -> JsonStateSerde.of(io.skewguard.migrator.policy.SpreadState.class, "spread state");
                 default -> serde(SlotAssignment.class);
             };
             TestOutputTopic<String, ?> changelog = driver.createOutputTopic(settings.applicationId() + "-" + store + "-changelog",

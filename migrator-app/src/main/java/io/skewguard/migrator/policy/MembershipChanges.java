@@ -23,12 +23,21 @@ public final class MembershipChanges {
 
     private MembershipChanges() {}
 
-    /** One slot-table row as these rules need it. */
-    /** One slot-table row as these rules need it; {@code inFlightTarget} may be null. */
-    public record Row(int slot, List<String> candidates, List<String> readOnly, String inFlightTarget) {
+    /**
+     * One slot-table row as these rules need it; {@code inFlightTarget} and {@code spreadReason} may be
+     * null. {@code spread} and {@code held} are the slot's spread and held nodes (docs/design.md §3.5).
+     */
+    public record Row(int slot, List<String> candidates, List<String> readOnly, String inFlightTarget, List<String> spread,
+            List<String> held, String spreadReason) {
         public Row {
             candidates = List.copyOf(candidates);
             readOnly = List.copyOf(readOnly);
+            spread = List.copyOf(spread);
+            held = List.copyOf(held);
+        }
+
+        public Row(int slot, List<String> candidates, List<String> readOnly, String inFlightTarget) {
+            this(slot, candidates, readOnly, inFlightTarget, List.of(), List.of(), null);
         }
 
         public Row(int slot, List<String> candidates, List<String> readOnly) {
@@ -36,11 +45,25 @@ public final class MembershipChanges {
         }
 
         Row with(List<String> nextCandidates, List<String> nextReadOnly) {
-            return new Row(slot, nextCandidates, nextReadOnly, inFlightTarget);
+            return new Row(slot, nextCandidates, nextReadOnly, inFlightTarget, spread, held, spreadReason);
+        }
+
+        /** This row with other spread and held nodes, for {@code reason}. */
+        public Row withSpread(List<String> nextSpread, List<String> nextHeld, String reason) {
+            return new Row(slot, candidates, readOnly, inFlightTarget, nextSpread, nextHeld, reason);
+        }
+
+        /** True when {@code node} may hold keys of the slot: a candidate, a spread or a held node. */
+        public boolean names(String node) {
+            return candidates.contains(node) || spread.contains(node) || held.contains(node);
         }
     }
 
-    /** The rows whose candidate set holds {@code node}, with {@code node} added to their read-only candidates. */
+    /**
+     * The rows whose candidate set holds {@code node}, with {@code node} added to their read-only
+     * candidates; and the rows that spread over {@code node}, with it moved from their spread to their
+     * held nodes (it takes no new writes there either, and keeps serving what it received).
+     */
     public static Map<Integer, Row> markReadOnly(Collection<Row> rows, String node) {
         Map<Integer, Row> changed = new TreeMap<>();
         for (Row row : rows) {
@@ -48,6 +71,13 @@ public final class MembershipChanges {
                 List<String> readOnly = new ArrayList<>(row.readOnly());
                 readOnly.add(node);
                 changed.put(row.slot(), row.with(row.candidates(), readOnly));
+            } else if (row.spread().contains(node)) {
+                List<String> spread = new ArrayList<>(row.spread());
+                spread.remove(node);
+                List<String> held = new ArrayList<>(row.held());
+                held.add(node);
+                changed.put(row.slot(), row.withSpread(spread, held, "node " + node + " draining: from spread to held, "
+                        + spread.size() + " spread nodes left"));
             }
         }
         return changed;
@@ -74,6 +104,11 @@ public final class MembershipChanges {
      * (unless it is the set's only candidate, which stays: a set is never empty). The node leaves the
      * read-only candidates too. The slot's in-flight target is never its replacement.
      *
+     * <p>A leaving node that is a spread or held node of a slot is replaced there the same way (its
+     * replacement takes the spread's writes, or holds what the storage layer rebuilds of the slot),
+     * or dropped when no eligible node is left. No replacement is a node that already holds the slot
+     * (a candidate, spread or held node).
+     *
      * @param members every member of the cluster with its rack (null: unknown); {@code leaving} need not be one
      */
     public static Map<Integer, Row> replace(Collection<Row> rows, String leaving, Map<String, String> members, Set<String> eligible,
@@ -83,10 +118,23 @@ public final class MembershipChanges {
         HashRing ring = nodes.isEmpty() ? null : HashRing.of(nodes, vnodesPerUnit);
         Map<Integer, Row> changed = new TreeMap<>();
         for (Row row : rows) {
-            if (!row.candidates().contains(leaving) || keep.contains(row.slot())) {
+            if (!row.names(leaving) || keep.contains(row.slot())) {
                 continue;
             }
             String replacement = ring == null ? null : replacement(ring, row, leaving, eligible, slotCount);
+            if (!row.candidates().contains(leaving)) {
+                boolean spread = row.spread().contains(leaving);
+                List<String> list = new ArrayList<>(spread ? row.spread() : row.held());
+                if (replacement != null) {
+                    list.set(list.indexOf(leaving), replacement);
+                } else {
+                    list.remove(leaving);
+                }
+                String reason = "node " + leaving + " left: " + (replacement == null ? "dropped from" : "replaced by " + replacement + " in")
+                        + " the slot's " + (spread ? "spread" : "held") + " nodes";
+                changed.put(row.slot(), spread ? row.withSpread(list, row.held(), reason) : row.withSpread(row.spread(), list, reason));
+                continue;
+            }
             List<String> candidates = new ArrayList<>(row.candidates());
             int at = candidates.indexOf(leaving);
             if (replacement != null) {
@@ -112,8 +160,10 @@ public final class MembershipChanges {
         }
         boolean[] ok = new boolean[index.size()];
         for (int i = 0; i < ring.nodes().size(); i++) {
-            // a running migration's target is no replacement in its slot: an abort would make it drop the slot's data
-            ok[i] = eligible.contains(index.id(i)) && !index.id(i).equals(leaving) && !index.id(i).equals(row.inFlightTarget());
+            // a running migration's target is no replacement in its slot: an abort would make it drop the slot's data;
+            // nor is a node that holds the slot already (spread or held): it would be named twice
+            ok[i] = eligible.contains(index.id(i)) && !index.id(i).equals(leaving) && !index.id(i).equals(row.inFlightTarget())
+                    && !row.names(index.id(i));
         }
         int chosen = ring.replacement(SlotTable.slotPoint(row.slot(), slotCount), new CandidateSet(set), index.indexOf(leaving), ok);
         return chosen < 0 ? null : index.id(chosen);
@@ -137,13 +187,30 @@ public final class MembershipChanges {
         return true;
     }
 
-    /** The slots (with bytes, in slot order) that {@code node} holds in sets that name it: what a rebuild must restore. */
+    /**
+     * The slots (with bytes, in slot order) that {@code node} holds in rows that name it (candidate,
+     * spread or held node): what a rebuild must restore.
+     */
     public static Map<Integer, Long> held(String node, CapacityReading latest, Collection<Row> rows) {
         Map<Integer, Long> held = new TreeMap<>();
         for (Row row : rows) {
-            if (row.candidates().contains(node)) {
+            if (row.names(node)) {
                 long bytes = latest == null ? 0 : latest.shardBytes().getOrDefault(row.slot(), 0L);
                 held.put(row.slot(), bytes);
+            }
+        }
+        return held;
+    }
+
+    /**
+     * The slots (with bytes, in slot order) whose candidate set holds {@code node}: what a drain moves
+     * away. What it holds as a spread or held node stays there and is served (docs/design.md §3.5).
+     */
+    public static Map<Integer, Long> heldAsCandidate(String node, CapacityReading latest, Collection<Row> rows) {
+        Map<Integer, Long> held = new TreeMap<>();
+        for (Row row : rows) {
+            if (row.candidates().contains(node)) {
+                held.put(row.slot(), latest == null ? 0 : latest.shardBytes().getOrDefault(row.slot(), 0L));
             }
         }
         return held;

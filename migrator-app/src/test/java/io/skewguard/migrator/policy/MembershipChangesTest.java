@@ -80,4 +80,38 @@ class MembershipChangesTest {
         assertThat(MembershipChanges.bytes(512)).isEqualTo("512 B");
         assertThat(MembershipChanges.bytes(1_200_000_000_000L)).isEqualTo("1.2 TB");
     }
+
+    /** Slot 0 spread over c and d, with e held. */
+    private static List<Row> spreadRows() {
+        return List.of(new Row(0, List.of("a", "b"), List.of(), null, List.of("c", "d"), List.of("e"), "spread"),
+                new Row(1, List.of("c", "a"), List.of()));
+    }
+
+    @Test
+    void aDrainMovesTheNodeFromTheSpreadToTheHeldNodesWhereItIsNoCandidate() {
+        Map<Integer, Row> marked = MembershipChanges.markReadOnly(spreadRows(), "c");
+        assertThat(marked.get(0).spread()).containsExactly("d");
+        assertThat(marked.get(0).held()).containsExactly("e", "c");
+        assertThat(marked.get(0).readOnly()).isEmpty();
+        assertThat(marked.get(1).readOnly()).containsExactly("c");
+    }
+
+    @Test
+    void aLeavingSpreadOrHeldNodeIsReplacedThereByANodeThatHoldsNothingOfTheSlot() {
+        Set<String> eligible = Set.of("a", "b", "d", "e", "f");
+        Map<Integer, Row> spreadLeft = MembershipChanges.replace(spreadRows(), "c", RACKS, eligible, Set.of(), 4, 150);
+        assertThat(spreadLeft.get(0).spread()).containsExactly("f", "d");
+        assertThat(spreadLeft.get(0).candidates()).containsExactly("a", "b");
+        Map<Integer, Row> heldLeft = MembershipChanges.replace(spreadRows(), "e", RACKS, Set.of("a", "b", "c", "d", "f"), Set.of(), 4, 150);
+        assertThat(heldLeft).containsOnlyKeys(0);
+        assertThat(heldLeft.get(0).held()).containsExactly("f");
+        // a leaving candidate is never replaced by one of the slot's spread or held nodes
+        Map<Integer, Row> candidateLeft = MembershipChanges.replace(spreadRows(), "a", RACKS, Set.of("b", "c", "d", "e", "f"), Set.of(), 4, 150);
+        assertThat(candidateLeft.get(0).candidates()).containsExactly("f", "b");
+        // nothing eligible left: dropped, and what it held is named for the rebuild
+        assertThat(MembershipChanges.replace(spreadRows(), "e", RACKS, Set.of(), Set.of(), 4, 150).get(0).held()).isEmpty();
+        CapacityReading e = new CapacityReading("e", 10, 100, "r2", Map.of(0, 10L), 0);
+        assertThat(MembershipChanges.held("e", e, spreadRows())).containsExactly(Map.entry(0, 10L));
+        assertThat(MembershipChanges.heldAsCandidate("e", e, spreadRows())).isEmpty();
+    }
 }

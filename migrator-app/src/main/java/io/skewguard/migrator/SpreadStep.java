@@ -1,0 +1,160 @@
+package io.skewguard.migrator;
+
+import io.skewguard.core.ring.CandidateSet;
+import io.skewguard.core.ring.HashRing;
+import io.skewguard.core.ring.Node;
+import io.skewguard.core.ring.NodeIndex;
+import io.skewguard.core.slots.SlotSpread;
+import io.skewguard.core.slots.SlotTable;
+import io.skewguard.core.slots.SpreadUpdate;
+import io.skewguard.migrator.policy.MembershipChanges;
+import io.skewguard.migrator.policy.SlotLoad;
+import io.skewguard.migrator.policy.SpreadPolicy;
+import io.skewguard.migrator.policy.SpreadState;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The slot-table side of spreading (docs/design.md §3.5): from a cluster's rows, its live nodes and
+ * a report's slot heat, the {@link SpreadPolicy}'s decision as the rows that change. Pure apart from
+ * its log line: the coordinator loads the inputs from its stores and publishes the rows as one update.
+ *
+ * <p>Spread nodes come from {@link HashRing#extension} on the ring of the cluster's members (ring
+ * weight 1, sorted by id, as the table was built), from the slot's ring point past its candidate
+ * set; only {@code eligible} nodes (active members with a capacity report) may take a slot's
+ * writes, and never the target of a migration running in that slot (an abort would drop what it
+ * received).
+ */
+final class SpreadStep {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SpreadStep.class);
+
+    private SpreadStep() {}
+
+    /** The policy's new state and the rows it changes (slot → row). */
+    record Result(SpreadState state, Map<Integer, MembershipChanges.Row> changed) {}
+
+    /**
+     * @param capacity   total bytes of every live node (its latest capacity report)
+     * @param racks      every member with its rack (null: unknown), for the ring
+     * @param eligible   the nodes that may take writes of a slot
+     */
+    static Result decide(String cluster, SpreadPolicy policy, SpreadState state, long reportTime, long[] slotHeat,
+            List<MembershipChanges.Row> rows, Map<String, Long> capacity, Map<String, String> racks, Set<String> eligible,
+            int slotCount, int vnodesPerUnit) {
+        long totalHeat = 0;
+        for (long h : slotHeat) {
+            totalHeat += Math.max(0, h);
+        }
+        double totalCapacity = 0;
+        for (long c : capacity.values()) {
+            totalCapacity += c;
+        }
+        Map<Integer, MembershipChanges.Row> bySlot = new TreeMap<>();
+        List<SlotLoad> loads = new ArrayList<>();
+        for (MembershipChanges.Row row : rows) {
+            bySlot.put(row.slot(), row);
+            long heat = row.slot() < slotHeat.length ? Math.max(0, slotHeat[row.slot()]) : 0;
+            if (heat == 0 && row.spread().isEmpty()) {
+                continue;
+            }
+            double own = 0;
+            boolean allReadOnly = row.readOnly().containsAll(row.candidates());
+            for (String node : row.candidates()) {
+                if (allReadOnly || !row.readOnly().contains(node)) {
+                    own += capacity.getOrDefault(node, 0L);
+                }
+            }
+            double writers = own;
+            for (String node : row.spread()) {
+                writers += capacity.getOrDefault(node, 0L);
+            }
+            loads.add(new SlotLoad(row.slot(), heat, own, row.spread().size(), writers));
+        }
+        Ring ring = Ring.of(racks, vnodesPerUnit);
+        SpreadPolicy.Decision decision = policy.decide(state, reportTime, totalHeat, totalCapacity, loads, slot -> {
+            MembershipChanges.Row row = bySlot.get(slot);
+            int[] extension = ring.extension(row, eligible, policy.rule().maxExtra(), slotCount);
+            double[] caps = new double[extension.length];
+            for (int i = 0; i < extension.length; i++) {
+                caps[i] = capacity.getOrDefault(ring.index.id(extension[i]), 0L);
+            }
+            return caps;
+        });
+        Map<Integer, MembershipChanges.Row> changed = new TreeMap<>();
+        for (SpreadUpdate update : decision.updates()) {
+            MembershipChanges.Row row = bySlot.get(update.slot());
+            try {
+                changed.put(update.slot(), ring.apply(update, row, eligible, slotCount));
+                LOG.info("{}: slot {}: {}", cluster, update.slot(), update.reason());
+            } catch (IllegalArgumentException refused) {
+                LOG.warn("{}: slot {}: {}", cluster, update.slot(), refused.getMessage());
+            }
+        }
+        return new Result(decision.state(), changed);
+    }
+
+    /** The members' ring with an index that also knows every node a row names (those off the ring get indexes past it). */
+    private static final class Ring {
+        final HashRing ring;
+        NodeIndex index;
+
+        private Ring(HashRing ring) {
+            this.ring = ring;
+            this.index = ring.nodes();
+        }
+
+        static Ring of(Map<String, String> racks, int vnodesPerUnit) {
+            List<Node> nodes = new ArrayList<>();
+            new TreeMap<>(racks).forEach((id, rack) -> nodes.add(new Node(id, rack, 1.0)));
+            return new Ring(HashRing.of(nodes, vnodesPerUnit));
+        }
+
+        int[] extension(MembershipChanges.Row row, Set<String> eligible, int count, int slotCount) {
+            SlotSpread current = spreadOf(row);
+            return ring.extension(SlotTable.slotPoint(row.slot(), slotCount), current.candidates().nodes(), count,
+                    eligibility(row, eligible));
+        }
+
+        MembershipChanges.Row apply(SpreadUpdate update, MembershipChanges.Row row, Set<String> eligible, int slotCount) {
+            SlotSpread next = update.apply(ring, slotCount, spreadOf(row), eligibility(row, eligible));
+            return row.withSpread(ids(next.spread()), ids(next.held()), update.reason());
+        }
+
+        private boolean[] eligibility(MembershipChanges.Row row, Set<String> eligible) {
+            boolean[] ok = new boolean[index.size()];
+            for (int i = 0; i < ring.nodes().size(); i++) {
+                String id = index.id(i);
+                ok[i] = ring.isMember(i) && eligible.contains(id) && !id.equals(row.inFlightTarget());
+            }
+            return ok;
+        }
+
+        private SlotSpread spreadOf(MembershipChanges.Row row) {
+            return SlotSpread.of(new CandidateSet(indexes(row.candidates())), indexes(row.readOnly()), indexes(row.spread()),
+                    indexes(row.held()));
+        }
+
+        private int[] indexes(List<String> ids) {
+            int[] out = new int[ids.size()];
+            for (int i = 0; i < out.length; i++) {
+                index = index.with(ids.get(i));
+                out[i] = index.indexOf(ids.get(i));
+            }
+            return out;
+        }
+
+        private List<String> ids(int[] nodes) {
+            List<String> out = new ArrayList<>(nodes.length);
+            for (int node : nodes) {
+                out.add(index.id(node));
+            }
+            return List.copyOf(out);
+        }
+    }
+}
