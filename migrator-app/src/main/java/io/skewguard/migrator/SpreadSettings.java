@@ -31,7 +31,8 @@ final class SpreadSettings {
                             + "epoch, docs/design.md §3.5); false: weights and migrations only (slots spread before still narrow)."),
             Setting.number(SPREAD_AT, SpreadRule.DEFAULTS.spreadAt(), "Load ratio at or above which a slot spreads (or widens).")
                     .validatedBy(Validator.of("a positive number", v -> (Double) v > 0 && !Double.isInfinite((Double) v))),
-            Setting.duration(SPREAD_HOLD, "2m", "Report time the load ratio must stay at or above spread-at before a slot spreads.")
+            Setting.duration(SPREAD_HOLD, "10m", "Report time the load ratio must stay at or above spread-at before a slot spreads; longer "
+                            + "than the detector's cooldown, so that a slot hot enough to raise the heat alert lets the weight phase start first.")
                     .validatedBy(Validator.notNegative()),
             Setting.number(SPREAD_TARGET, SpreadRule.DEFAULTS.target(),
                             "A spread takes the fewest spread nodes that bring the slot's load ratio over all its writers to this "

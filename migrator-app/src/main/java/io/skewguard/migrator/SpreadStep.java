@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The slot-table side of spreading (docs/design.md §3.5): from a cluster's rows, its live nodes and
  * a report's slot heat, the {@link SpreadPolicy}'s decision as the rows that change. Pure apart from
- * its log line: the coordinator loads the inputs from its stores and publishes the rows as one update.
+ * its log line: the coordinator loads the inputs from its stores and publishes the rows as one update
+ * (the simulator's model mode calls it with the model's figures).
  *
  * <p>Spread nodes come from {@link HashRing#extension} on the ring of the cluster's members (ring
  * weight 1, sorted by id, as the table was built), from the slot's ring point past its candidate
@@ -30,21 +31,21 @@ import org.slf4j.LoggerFactory;
  * writes, and never the target of a migration running in that slot (an abort would drop what it
  * received).
  */
-final class SpreadStep {
+public final class SpreadStep {
 
     private static final Logger LOG = LoggerFactory.getLogger(SpreadStep.class);
 
     private SpreadStep() {}
 
     /** The policy's new state and the rows it changes (slot → row). */
-    record Result(SpreadState state, Map<Integer, MembershipChanges.Row> changed) {}
+    public record Result(SpreadState state, Map<Integer, MembershipChanges.Row> changed) {}
 
     /**
      * @param capacity   total bytes of every live node (its latest capacity report)
      * @param racks      every member with its rack (null: unknown), for the ring
      * @param eligible   the nodes that may take writes of a slot
      */
-    static Result decide(String cluster, SpreadPolicy policy, SpreadState state, long reportTime, long[] slotHeat,
+    public static Result decide(String cluster, SpreadPolicy policy, SpreadState state, long reportTime, long[] slotHeat,
             List<MembershipChanges.Row> rows, Map<String, Long> capacity, Map<String, String> racks, Set<String> eligible,
             int slotCount, int vnodesPerUnit) {
         long totalHeat = 0;
@@ -76,8 +77,11 @@ final class SpreadStep {
             }
             loads.add(new SlotLoad(row.slot(), heat, own, row.spread().size(), writers));
         }
-        Ring ring = Ring.of(racks, vnodesPerUnit);
+        // the ring only when a slot spreads or narrows (most reports change nothing)
+        Ring[] built = new Ring[1];
+        java.util.function.Supplier<Ring> rings = () -> built[0] != null ? built[0] : (built[0] = Ring.of(racks, vnodesPerUnit));
         SpreadPolicy.Decision decision = policy.decide(state, reportTime, totalHeat, totalCapacity, loads, slot -> {
+            Ring ring = rings.get();
             MembershipChanges.Row row = bySlot.get(slot);
             int[] extension = ring.extension(row, eligible, policy.rule().maxExtra(), slotCount);
             double[] caps = new double[extension.length];
@@ -90,7 +94,7 @@ final class SpreadStep {
         for (SpreadUpdate update : decision.updates()) {
             MembershipChanges.Row row = bySlot.get(update.slot());
             try {
-                changed.put(update.slot(), ring.apply(update, row, eligible, slotCount));
+                changed.put(update.slot(), rings.get().apply(update, row, eligible, slotCount));
                 LOG.info("{}: slot {}: {}", cluster, update.slot(), update.reason());
             } catch (IllegalArgumentException refused) {
                 LOG.warn("{}: slot {}: {}", cluster, update.slot(), refused.getMessage());

@@ -43,13 +43,16 @@ class MigratorSpreadTest {
         }
     }
 
-    /** Twelve 1000 GB nodes on four racks, 16 slots of 3 candidates; the table built by the migrator, every shard 20 GB. */
+    /**
+     * Twelve 1000 GB nodes on four racks, 16 slots of 3 candidates; the table built by the migrator,
+     * every shard 20 GB; a spread hold of 2 minutes (the default 10).
+     */
     private void cluster(Map<String, String> overrides) {
         agents = new SimulatedAgents(CLUSTER);
         for (int i = 1; i <= 12; i++) {
             agents.node("n" + i, 1000 * GB, "r" + (i % 4), Map.of());
         }
-        Map<String, String> values = new HashMap<>(Map.of("candidates", "3", "slot-count", Integer.toString(SLOTS)));
+        Map<String, String> values = new HashMap<>(Map.of("candidates", "3", "slot-count", Integer.toString(SLOTS), "spread-hold", "2m"));
         values.putAll(overrides);
         harness = new MigratorHarness(stateDir, values);
         harness.sendCapacity(agents);

@@ -326,6 +326,35 @@ public final class RoutingView {
         }
     }
 
+    /**
+     * Sets the free ratios of {@code nodes} at once, one new snapshot for all of them
+     * ({@link #setFreeRatio} for each would build one per node).
+     */
+    public void setFreeRatios(List<String> nodes, double[] freeRatios) {
+        if (nodes.size() != freeRatios.length) {
+            throw new IllegalArgumentException(nodes.size() + " nodes but " + freeRatios.length + " free ratios");
+        }
+        for (int i = 0; i < freeRatios.length; i++) {
+            if (Double.isNaN(freeRatios[i])) {
+                throw new IllegalArgumentException("free ratio of node " + nodes.get(i) + " is NaN");
+            }
+        }
+        synchronized (updates) {
+            if (overNodes(nodes)) {
+                return;
+            }
+            Snapshot s = grown(snapshot, nodes);
+            double[] free = s.freeRatio().clone();
+            double[] effective = s.effective().clone();
+            for (int i = 0; i < freeRatios.length; i++) {
+                int index = s.nodes().require(nodes.get(i));
+                free[index] = Math.max(0.0, Math.min(1.0, freeRatios[i]));
+                effective[index] = s.weight()[index] * free[index];
+            }
+            snapshot = s.withNodes(s.nodes(), s.pick(), s.ids(), s.weight(), s.weightEpoch(), free, effective);
+        }
+    }
+
     // ------------------------------------------------------------------ reads
 
     /**

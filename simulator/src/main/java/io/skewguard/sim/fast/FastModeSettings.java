@@ -57,6 +57,11 @@ final class FastModeSettings {
 
     /** Timeouts as the model loop's: a copy may stall 10 minutes or 3 steps, a switch step 1 minute or 2 steps. */
     static MigratorSettings migrator(Scenario scenario, String registryUrl, Path stateDir) {
+        return migrator(scenario, registryUrl, stateDir, true);
+    }
+
+    /** As above; {@code spread} false turns the migrator's spread rule off ({@code skewguard-nospread}). */
+    static MigratorSettings migrator(Scenario scenario, String registryUrl, Path stateDir, boolean spread) {
         SkewGuardSettings sg = scenario.skewguard();
         long step = scenario.stepMillis();
         long stepTimeout = Math.max(60_000L, 2 * step);
@@ -78,6 +83,7 @@ final class FastModeSettings {
         v.put(MigratorSettings.VNODES_PER_UNIT, Integer.toString(scenario.vnodesPerUnit()));
         // a node silent this long is taken as lost (simulated time: the drivers' wall clock)
         v.put(CommonSettings.NODE_EXPIRY, ms(sg.nodeExpiryMillis()));
+        v.put("spread", Boolean.toString(spread));
         return MigratorSettings.of(v);
     }
 

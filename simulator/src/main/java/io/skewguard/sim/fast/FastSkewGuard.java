@@ -167,9 +167,17 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
     private long commandsToLostNodes;
     private long lostShardsRebuilt;
     private long rebuiltKeysRefused;
+    private final String name;
 
+    /** SkewGuard with its spread rule on (the migrator's default). */
     public FastSkewGuard(Scenario scenario) {
+        this(scenario, true);
+    }
+
+    /** {@code spread} false: the migrator's spread rule off ({@code skewguard-nospread}). */
+    public FastSkewGuard(Scenario scenario, boolean spread) {
         this.scenario = scenario;
+        this.name = spread ? "skewguard" : "skewguard-nospread";
         this.step = scenario.stepMillis();
         try {
             this.workDir = Files.createTempDirectory("skewguard-fast-mode");
@@ -195,7 +203,7 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         bp.put(StreamsConfig.STATE_DIR_CONFIG, workDir.resolve("balancer").toString());
         this.balancer = new TopologyTestDriver(
                 BalancerTopology.build(b, new WeightController(b.controller()), Stores::inMemoryKeyValueStore), bp, Instant.EPOCH);
-        MigratorSettings m = FastModeSettings.migrator(scenario, registry, workDir.resolve("migrator"));
+        MigratorSettings m = FastModeSettings.migrator(scenario, registry, workDir.resolve("migrator"), spread);
         Topology migratorTopology = MigratorTopology.build(m, Stores::inMemoryKeyValueStore);
         this.migrator = new TopologyTestDriver(migratorTopology, MigratorTopology.streamsConfig(m), Instant.EPOCH);
         this.topics = b.topics();
@@ -248,7 +256,7 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
 
     @Override
     public String name() {
-        return "skewguard";
+        return name;
     }
 
     @Override
@@ -313,6 +321,7 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
      */
     private void attach(Cluster cluster, long now) {
         this.cluster = cluster;
+        cluster.routeExternally(); // the writers follow the migrator's slot-table rows from now on
         int n = cluster.maxNodes();
         this.stores = new SimNodeStore[n];
         this.agents = new AgentCore[n];
@@ -471,9 +480,13 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         }
     }
 
-    /** The writers' side of a slot-table row: candidates (a switch) and the in-flight mark. */
+    /**
+     * The writers' side of a slot-table row: candidates (a switch), the in-flight mark, a lost spread or
+     * held node's replacement (its rebuild); then the row itself goes to the writers' routing view.
+     */
     private void follow(SlotAssignment row) {
         int slot = row.getSlot();
+        rebuildSpread(slot, row);
         List<String> now = cluster.slotTable().candidateIds(slot);
         List<String> next = row.getCandidates();
         List<String> left = new ArrayList<>(now);
@@ -505,6 +518,47 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
                     cluster.nodes().require(row.getInFlightTarget()));
         } else if (cluster.inFlightTarget(slot) >= 0) {
             cluster.dropCopy(slot, cluster.inFlightTarget(slot)); // cleared without a switch: aborted
+        }
+        cluster.applyRoute(row);
+    }
+
+    /**
+     * A row that replaces a lost spread or held node of {@code slot} by another node: the storage layer
+     * rebuilds what the lost node held of the slot there from replicas, as for a candidate.
+     */
+    private void rebuildSpread(int slot, SlotAssignment row) {
+        List<String> before = new ArrayList<>();
+        for (int n : cluster.spread(slot)) {
+            before.add(cluster.nodes().id(n));
+        }
+        for (int n : cluster.held(slot)) {
+            before.add(cluster.nodes().id(n));
+        }
+        List<String> after = new ArrayList<>(row.getSpread());
+        after.addAll(row.getSpreadHeld());
+        List<String> left = new ArrayList<>(before);
+        left.removeAll(after);
+        List<String> entered = new ArrayList<>(after);
+        entered.removeAll(before);
+        for (String id : left) {
+            int lost = cluster.nodes().require(id);
+            if (!cluster.failed(lost) || entered.isEmpty()) {
+                continue; // not lost (it became a candidate), or no node to rebuild on: the rows say so
+            }
+            int replacement = cluster.nodes().require(entered.remove(0));
+            cluster.rebuildHeld(slot, lost, replacement);
+            lostShardsRebuilt++;
+            SimNodeStore store = stores[replacement];
+            if (store != null) {
+                store.keys().rebuildSlot(slot);
+                cluster.keys().forEachHeld(replacement, slot, key -> {
+                    try {
+                        store.put(key, 1, VALUE);
+                    } catch (io.skewguard.agent.store.StaleRouteException e) {
+                        rebuiltKeysRefused++;
+                    }
+                });
+            }
         }
     }
 

@@ -1,13 +1,18 @@
 package io.skewguard.sim.model;
 
+import io.skewguard.agent.RoutingView;
 import io.skewguard.core.ring.CandidateSet;
 import io.skewguard.core.ring.HashRing;
 import io.skewguard.core.ring.Node;
 import io.skewguard.core.ring.NodeIndex;
+import io.skewguard.core.ring.ProbeOrder;
 import io.skewguard.core.ring.WeightedPick;
+import io.skewguard.core.slots.SlotSpread;
 import io.skewguard.core.slots.SlotTable;
 import io.skewguard.core.stats.CoefficientOfVariation;
 import io.skewguard.core.stats.Gini;
+import io.skewguard.schemas.NodeWeight;
+import io.skewguard.schemas.SlotAssignment;
 import io.skewguard.sim.scenario.NodeSpec;
 import io.skewguard.sim.scenario.Scenario;
 import io.skewguard.sim.scenario.ScenarioEvent;
@@ -20,10 +25,15 @@ import java.util.SplittableRandom;
  * it (core's {@link HashRing} and {@link SlotTable}), the bytes of every shard (slot, node), the
  * writers' weight factors, and a sample of real keys ({@link KeyLedger}).
  *
- * <p><b>Writes.</b> A step writes {@code rate × step} bytes; slot s gets its heat share of them
- * (× log-normal noise), split over its candidate set in proportion to
- * {@code w × freeRatio} (docs/design.md §3.3) — the expected outcome of {@link WeightedPick} over the slot's
- * keys. The sampled keys go through {@link WeightedPick#pick} itself.
+ * <p><b>Writes.</b> The writers route through a {@link RoutingView}, the one the node agents' writers
+ * use: it holds every slot's candidates, read-only marks, spread and held nodes (docs/design.md §3.5)
+ * and the weights, and the model gives it the nodes' free ratios before every write. A step writes
+ * {@code rate × step} bytes; slot s gets its heat share of them (× log-normal noise), split over the
+ * view's writers of the slot in proportion to its effective weights {@code w × freeRatio} (docs/design.md
+ * §3.3) — the expected outcome of its pick over the slot's many keys. The sampled keys and the hot keys
+ * go through its pick itself; reads probe its {@code ProbeOrder}. In model mode the cluster feeds the
+ * view its own changes (switches, rebuilds, spreads, weights); in fast mode the migrator's slot-table
+ * rows go to it as they come ({@link #routeExternally}).
  *
  * <p><b>Moves.</b> Data changes place only through the methods below, each counting what it moves:
  * a migration's switch and cleanup ({@link #switchSlot}, {@link #cleanup}), a relocation after a
@@ -78,6 +88,17 @@ public final class Cluster {
     private double reroutedFromLost;
     private double routedToLostAfterUpdate;
     private long weightChanges;
+    /** The writers' routing state: what every write and read goes through. */
+    private final RoutingView routes;
+    /** Fast mode: the view takes the migrator's rows, not the model's own. */
+    private boolean external;
+    /** Routing epoch of the rows the model makes itself. */
+    private long routeEpoch;
+    private final long[] weightEpoch;
+    /** By view node index, the model's; grows with the view's node table. */
+    private int[] fromView = new int[0];
+    private final ProbeOrder probeOrder = new ProbeOrder(16);
+    private int[] probes = new int[16];
 
     public Cluster(Scenario scenario) {
         this.scenario = scenario;
@@ -126,8 +147,14 @@ public final class Cluster {
         SplittableRandom history = root.split();
         this.fillShare = scenario.fillHeat() == null ? share : SlotHeat.shares(scenario.fillHeat(), slots, history);
         this.keys = new KeyLedger(scenario.seed(), maxNodes);
+        this.weightEpoch = new long[maxNodes];
+        this.routes = RoutingView.of(ROUTING_CLUSTER, table);
+        this.routeEpoch = table.routingEpoch();
         fillInitialData();
     }
+
+    /** The cluster id of the rows the model's routing view takes. */
+    public static final String ROUTING_CLUSTER = "sim";
 
     /**
      * Lays down the starting data ({@code fill} × capacity) in 50 rounds with the same heat and placement
@@ -179,16 +206,12 @@ public final class Cluster {
         double written = 0;
         for (int s = 0; s < slots; s++) {
             double b = slotBytes[s] * scale;
-            CandidateSet set = table.candidates(s);
-            boolean leaveOutReadOnly = takesWritesElsewhere(s);
+            CandidateSet set = routes.route(s).writers(); // view node indexes
             double sum = 0;
             double toLost = 0;
             for (int k = 0; k < set.size(); k++) {
-                int node = set.node(k);
-                if (leaveOutReadOnly && readOnly[s].get(node)) {
-                    continue;
-                }
-                sum += effective[node];
+                int node = model(set.node(k));
+                sum += routes.effectiveWeight(set.node(k));
                 if (failed[node]) {
                     toLost += believedWeight(node);
                 }
@@ -204,12 +227,9 @@ public final class Cluster {
             }
             double placed = 0;
             for (int k = 0; k < set.size(); k++) {
-                int node = set.node(k);
-                if (leaveOutReadOnly && readOnly[s].get(node)) {
-                    continue;
-                }
+                int node = model(set.node(k));
                 // a node never takes more than its free space; what it cannot take is refused
-                double add = Math.min(b * effective[node] / sum, Math.max(0, capacity[node] - used[node]));
+                double add = Math.min(b * routes.effectiveWeight(set.node(k)) / sum, Math.max(0, capacity[node] - used[node]));
                 if (add > 0) {
                     shard[s][node] += add;
                     used[node] += add;
@@ -228,24 +248,6 @@ public final class Cluster {
             }
         }
         return written;
-    }
-
-    /**
-     * Whether slot {@code slot} has read-only candidates and at least one that takes writes: the writers
-     * then leave the read-only ones out (when every candidate is read-only, they fall back to all).
-     */
-    private boolean takesWritesElsewhere(int slot) {
-        java.util.BitSet marks = readOnly[slot];
-        if (marks == null) {
-            return false;
-        }
-        CandidateSet set = table.candidates(slot);
-        for (int k = 0; k < set.size(); k++) {
-            if (!marks.get(set.node(k))) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** The weight the writers give a lost node they do not know is lost: its factor × free ratio at the loss. */
@@ -268,33 +270,156 @@ public final class Cluster {
     }
 
     /**
-     * The candidates of {@code slot} a writer picks among: all of them, without the read-only ones
-     * unless every one is read-only (a write must land somewhere).
+     * The nodes of {@code slot} a writer picks among, in model node indexes, as the routing view has
+     * them: the candidates without the read-only ones (all of them when every one is read-only and
+     * nothing is spread), then the spread nodes.
      */
     public CandidateSet writers(int slot) {
-        CandidateSet set = table.candidates(slot);
-        if (!takesWritesElsewhere(slot)) {
-            return set;
-        }
-        int[] nodes = new int[set.size()];
-        int n = 0;
-        for (int k = 0; k < set.size(); k++) {
-            if (!readOnly[slot].get(set.node(k))) {
-                nodes[n++] = set.node(k);
-            }
-        }
-        return new CandidateSet(java.util.Arrays.copyOf(nodes, n));
+        return toModel(routes.route(slot).writers());
+    }
+
+    /** Every node that may hold keys of {@code slot} (candidates, spread, held), in model node indexes. */
+    public CandidateSet holders(int slot) {
+        return toModel(routes.route(slot).holders());
+    }
+
+    /** The spread nodes of {@code slot}, in model node indexes (empty: not spread). */
+    public int[] spread(int slot) {
+        return toModel(routes.route(slot).spread());
+    }
+
+    /** The held nodes of {@code slot}, in model node indexes. */
+    public int[] held(int slot) {
+        return toModel(routes.route(slot).held());
+    }
+
+    /**
+     * The node a write of key hash {@code hash} goes to: the routing view's pick among its slot's
+     * writers (a lost node, whose free ratio the writers see as 0 once a write to it failed, never
+     * wins), in model node index.
+     *
+     * @throws IllegalStateException when no writer of the slot can take it (all full)
+     */
+    public int pickWriter(long hash) {
+        return index.require(routes.pickHash(hash));
+    }
+
+    /** The writers' routing view (read only: the cluster feeds it). */
+    public RoutingView routes() {
+        return routes;
+    }
+
+    /**
+     * Fast mode: from now on the routing view takes the slot-table rows the migrator publishes
+     * ({@link #applyRoute}), and the model's own table changes no longer make rows of their own.
+     */
+    public void routeExternally() {
+        external = true;
+    }
+
+    /** A slot-table row as the writers receive it (fast mode: the migrator's), into the routing view. */
+    public void applyRoute(SlotAssignment row) {
+        SlotAssignment mine = row.getCluster().equals(ROUTING_CLUSTER) ? row
+                : SlotAssignment.newBuilder(row).setCluster(ROUTING_CLUSTER).build();
+        routes.apply(mine);
+    }
+
+    /**
+     * Spreads or narrows {@code slot} (model mode: the spread rule's decision): {@code spread} take its
+     * writes besides its candidates, {@code held} keep what they received. Nothing moves.
+     */
+    public void setSpread(int slot, List<String> spread, List<String> held, String reason) {
+        publishRoute(slot, spread, held, reason);
     }
 
     /** Marks the read-only candidates of {@code slot} (a slot-table row's {@code readOnly}), replacing the marks before. */
     public void markReadOnly(int slot, java.util.Collection<Integer> nodes) {
         if (nodes.isEmpty()) {
             readOnly[slot] = null;
+        } else {
+            java.util.BitSet marks = new java.util.BitSet(maxNodes);
+            nodes.forEach(marks::set);
+            readOnly[slot] = marks;
+        }
+        refreshRoute(slot);
+    }
+
+    /** The model's own row of {@code slot} (its table and marks, the view's spread) into the view, at a new epoch. */
+    private void refreshRoute(int slot) {
+        if (external) {
             return;
         }
-        java.util.BitSet marks = new java.util.BitSet(maxNodes);
-        nodes.forEach(marks::set);
-        readOnly[slot] = marks;
+        SlotSpread route = routes.route(slot);
+        List<String> spread = ids(route.spread());
+        List<String> held = ids(route.held());
+        // a node that became a candidate is no longer spread or held there
+        List<String> candidates = table.candidateIds(slot);
+        spread = spread.stream().filter(n -> !candidates.contains(n)).toList();
+        held = held.stream().filter(n -> !candidates.contains(n)).toList();
+        publishRoute(slot, spread, held, routes.spreadReason(slot));
+    }
+
+    private void publishRoute(int slot, List<String> spread, List<String> held, String reason) {
+        List<String> readOnlyIds = new ArrayList<>();
+        CandidateSet set = table.candidates(slot);
+        for (int k = 0; k < set.size(); k++) {
+            if (readOnly(slot, set.node(k))) {
+                readOnlyIds.add(index.id(set.node(k)));
+            }
+        }
+        routes.apply(SlotAssignment.newBuilder().setCluster(ROUTING_CLUSTER).setSlot(slot).setRoutingEpoch(++routeEpoch)
+                .setCandidates(table.candidateIds(slot)).setReadOnly(readOnlyIds).setSpread(new ArrayList<>(spread))
+                .setSpreadHeld(new ArrayList<>(held)).setSpreadReason(reason).setUpdatedAt(java.time.Instant.EPOCH).build());
+    }
+
+    private List<String> ids(int[] viewNodes) {
+        List<String> out = new ArrayList<>(viewNodes.length);
+        NodeIndex view = routes.nodes();
+        for (int n : viewNodes) {
+            out.add(view.id(n));
+        }
+        return out;
+    }
+
+    /** The model's node index of view node {@code viewNode}. */
+    private int model(int viewNode) {
+        if (viewNode >= fromView.length) {
+            NodeIndex view = routes.nodes();
+            int[] grown = new int[view.size()];
+            for (int i = 0; i < grown.length; i++) {
+                grown[i] = index.indexOf(view.id(i));
+            }
+            fromView = grown;
+        }
+        return fromView[viewNode];
+    }
+
+    private CandidateSet toModel(CandidateSet viewSet) {
+        int[] nodes = new int[viewSet.size()];
+        for (int k = 0; k < nodes.length; k++) {
+            nodes[k] = model(viewSet.node(k));
+        }
+        return new CandidateSet(nodes);
+    }
+
+    private int[] toModel(int[] viewNodes) {
+        int[] nodes = new int[viewNodes.length];
+        for (int k = 0; k < nodes.length; k++) {
+            nodes[k] = model(viewNodes[k]);
+        }
+        return nodes;
+    }
+
+    /**
+     * The 1-based probe at which a reader finds the key of hash {@code hash}, probing the routing
+     * view's {@code ProbeOrder} of its slot with {@code holds} (model node indexes); 0 when no
+     * holder has it.
+     */
+    public int probe(long hash, java.util.function.IntPredicate holds) {
+        if (probes.length < routes.maxHolders()) {
+            probes = new int[routes.maxHolders()];
+        }
+        return routes.probe(hash, probeOrder, probes, viewNode -> holds.test(model(viewNode)));
     }
 
     /** Whether {@code node} is a read-only candidate of {@code slot}. */
@@ -357,11 +482,23 @@ public final class Cluster {
         return Math.sqrt(-2 * Math.log(1 - u1)) * Math.cos(2 * Math.PI * u2);
     }
 
-    /** {@code w × freeRatio} per node, 0 for a node that is lost or full. */
+    /**
+     * {@code w × freeRatio} per node, 0 for a node that is lost or full; the free ratios go to the
+     * routing view too (a lost node's as 0: its writes fail and go to the slot's other writers).
+     */
     void refreshEffectiveWeights() {
+        List<String> ids = new ArrayList<>(maxNodes);
+        double[] free = new double[maxNodes];
+        int n = 0;
         for (int i = 0; i < maxNodes; i++) {
-            effective[i] = alive[i] && capacity[i] > 0 ? weight[i] * Math.max(0, FULL - used[i] / capacity[i]) : 0;
+            double ratio = alive[i] && capacity[i] > 0 ? Math.max(0, FULL - used[i] / capacity[i]) : 0;
+            effective[i] = alive[i] && capacity[i] > 0 ? weight[i] * ratio : 0;
+            if (i < index.size()) {
+                ids.add(index.id(i));
+                free[n++] = ratio;
+            }
         }
+        routes.setFreeRatios(ids, java.util.Arrays.copyOf(free, n));
     }
 
     double[] effectiveWeights() {
@@ -430,12 +567,14 @@ public final class Cluster {
         for (int s = 0; s < slots; s++) {
             CandidateSet set = table.candidates(s);
             if (!set.contains(lost)) {
+                loseSpread(s, lost);
                 continue;
             }
             CandidateSet around = ring.candidates(SlotTable.slotPoint(s, slots), walk);
+            CandidateSet holders = holders(s);
             int replacement = -1;
             for (int k = 0; k < around.size(); k++) {
-                if (!set.contains(around.node(k))) {
+                if (!holders.contains(around.node(k))) {
                     replacement = around.node(k);
                     break;
                 }
@@ -454,12 +593,37 @@ public final class Cluster {
             if (inFlightTarget[s] == lost) {
                 inFlightTarget[s] = -1;
             }
+            refreshRoute(s);
         }
         for (int s = 0; s < slots; s++) {
             used[lost] -= shard[s][lost];
             shard[s][lost] = 0;
         }
         used[lost] = 0;
+    }
+
+    /**
+     * Model mode: a lost node that is a spread or held node of {@code slot} leaves it there, and what it
+     * held of the slot is rebuilt on the slot's anchor (recovery bytes, keys moved with them).
+     */
+    private void loseSpread(int slot, int lost) {
+        List<String> spread = ids(routes.route(slot).spread());
+        List<String> held = ids(routes.route(slot).held());
+        String id = index.id(lost);
+        if (!spread.contains(id) && !held.contains(id)) {
+            return;
+        }
+        int anchor = table.candidates(slot).anchor();
+        double bytes = shard[slot][lost];
+        shard[slot][anchor] += bytes;
+        used[anchor] += bytes;
+        recoveryBytes += bytes;
+        keys.moveShard(slot, lost, anchor);
+        List<String> nextSpread = new ArrayList<>(spread);
+        List<String> nextHeld = new ArrayList<>(held);
+        nextSpread.remove(id);
+        nextHeld.remove(id);
+        publishRoute(slot, nextSpread, nextHeld, "node " + id + " lost: dropped, its part rebuilt on the anchor");
     }
 
     /**
@@ -489,6 +653,7 @@ public final class Cluster {
             throw new IllegalArgumentException("node " + index.id(lost) + " is not a lost node");
         }
         table = table.apply(table.replacement(slot, index.id(lost), index.id(replacement)));
+        refreshRoute(slot);
         replaced[lost] = true;
         double bytes = shard[slot][lost];
         shard[slot][replacement] += bytes;
@@ -503,6 +668,26 @@ public final class Cluster {
         if (readOnly[slot] != null) {
             readOnly[slot].clear(lost);
         }
+        return bytes;
+    }
+
+    /**
+     * The slot-table update that replaces a lost node ({@link #fail}) among {@code slot}'s spread or
+     * held nodes: what it held of the slot is rebuilt on {@code replacement} from replicas (recovery).
+     * The candidate set does not change. Returns the bytes rebuilt.
+     */
+    public double rebuildHeld(int slot, int lost, int replacement) {
+        if (!failed[lost]) {
+            throw new IllegalArgumentException("node " + index.id(lost) + " is not a lost node");
+        }
+        replaced[lost] = true;
+        double bytes = shard[slot][lost];
+        shard[slot][replacement] += bytes;
+        used[replacement] += bytes;
+        recoveryBytes += bytes;
+        shard[slot][lost] = 0;
+        used[lost] -= bytes;
+        keys.moveShard(slot, lost, replacement);
         return bytes;
     }
 
@@ -593,6 +778,9 @@ public final class Cluster {
             sets.add(after);
         }
         table = SlotTable.of(index, sets, table.routingEpoch() + 1);
+        for (int s = 0; s < slots; s++) {
+            refreshRoute(s);
+        }
         bytesMoved += moved;
         return moved;
     }
@@ -626,6 +814,7 @@ public final class Cluster {
      */
     public double switchSlot(int slot, int source, int target) {
         table = table.apply(table.replacement(slot, index.id(source), index.id(target)));
+        refreshRoute(slot);
         inFlightTarget[slot] = -1;
         double bytes = shard[slot][source];
         shard[slot][target] += bytes;
@@ -651,6 +840,8 @@ public final class Cluster {
         if (weight[node] != w) {
             weight[node] = w;
             weightChanges++;
+            routes.apply(NodeWeight.newBuilder().setCluster(ROUTING_CLUSTER).setNode(index.id(node)).setEpoch(++weightEpoch[node])
+                    .setWeight(w).setUpdatedAt(java.time.Instant.EPOCH).build());
         }
     }
 

@@ -5,12 +5,12 @@ import io.skewguard.core.ring.HashRing;
 
 /**
  * A hot spot: one shard's write rate × k from its start on (docs/design.md §10). The shard is (slot s, the
- * candidate of s taking most of its writes then); the extra writes, {@code (k − 1)} times that
- * shard's write share of the cluster, come from {@value #KEYS} hot keys of slot s that the writers'
- * pick places on that node at the start. Every step each hot key's share goes to whichever candidate
- * {@link io.skewguard.core.ring.WeightedPick#pick} chooses for it under the current
- * {@code w × freeRatio} — so lowering the hot node's weight moves exactly the hot keys whose
- * rendezvous winner changes, as it would in a real cluster.
+ * writer of s taking most of its writes then: a candidate, or a spread node of a spread slot); the
+ * extra writes, {@code (k − 1)} times that shard's write share of the cluster, come from {@value #KEYS}
+ * hot keys of slot s that the writers' pick places on that node at the start. Every step each hot
+ * key's share goes to whichever writer the routing view picks for it under the current
+ * {@code w × freeRatio} — so lowering the hot node's weight, or widening the slot's spread, moves
+ * exactly the hot keys whose rendezvous winner changes, as it would in a real cluster.
  */
 public final class HotShard {
 
@@ -34,7 +34,7 @@ public final class HotShard {
     static HotShard start(Cluster cluster, int slot, double factor) {
         cluster.refreshEffectiveWeights();
         double[] effective = cluster.effectiveWeights();
-        CandidateSet set = cluster.slotTable().candidates(slot);
+        CandidateSet set = cluster.writers(slot);
         int hot = set.node(0);
         double sum = 0;
         for (int k = 0; k < set.size(); k++) {
@@ -51,8 +51,7 @@ public final class HotShard {
         for (long i = 0; found < KEYS; i++) {
             long hash = HashRing.hashKey("hot-" + seed + "-" + slot + "-" + i);
             // when every candidate is full no key lands anywhere: any key of the slot will do
-            if (cluster.slotTable().slotOfHash(hash) == slot
-                    && (sum <= 0 || cluster.pick().pick(hash, set, effective) == hot)) {
+            if (cluster.slotTable().slotOfHash(hash) == slot && (sum <= 0 || cluster.pickWriter(hash) == hot)) {
                 keys[found++] = hash;
             }
         }
@@ -63,13 +62,11 @@ public final class HotShard {
     /** Writes this step's extra bytes of the hot keys ({@code stepBytes} is the cluster's step writes). */
     double write(Cluster cluster, double stepBytes) {
         double perKey = stepBytes * extraShare / KEYS;
-        CandidateSet set = cluster.writers(slot);
-        double[] effective = cluster.effectiveWeights();
         double written = 0;
         for (long hash : keys) {
             int target;
             try {
-                target = cluster.pick().pick(hash, set, effective);
+                target = cluster.pickWriter(hash);
             } catch (IllegalStateException full) {
                 cluster.refuse(perKey);
                 continue;

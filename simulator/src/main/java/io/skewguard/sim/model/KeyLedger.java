@@ -10,11 +10,12 @@ import java.util.Map;
 /**
  * A sample of real keys and, per node, which of them it stores, shard by shard: the evidence for
  * "every key is still readable". Keys are {@code key-<seed>-<i>}; a key's slot is
- * {@code xxh3(key) mod S} and its node is what {@link io.skewguard.core.ring.WeightedPick#pick} chooses
- * among the slot's candidate set under the current {@code w × freeRatio}. Copies, switches,
- * cleanups, aborts, node-loss rebuilds and Ceph relocations move the keys exactly as they move the
- * shard's bytes; {@link #unreadable} then reads every key the way a reader does — probe the slot's
- * candidate set in {@code pickTop} score order — and counts the keys no probed node holds.
+ * {@code xxh3(key) mod S} and its node is what the writers' routing view picks among the slot's
+ * writers (candidates and spread nodes) under the current {@code w × freeRatio}
+ * ({@link Cluster#pickWriter}). Copies, switches, cleanups, aborts, node-loss rebuilds and Ceph
+ * relocations move the keys exactly as they move the shard's bytes; {@link #unreadable} then reads
+ * every key the way a reader does — probe the slot's holders in the view's {@code ProbeOrder} — and
+ * counts the keys no probed node holds, and {@link #probesOf} how many probes each read took.
  */
 public final class KeyLedger {
 
@@ -53,10 +54,9 @@ public final class KeyLedger {
             long name = count + rejected;
             long hash = HashRing.hashKey(name(name));
             int slot = table.slotOfHash(hash);
-            CandidateSet set = cluster.writers(slot);
             int node;
             try {
-                node = cluster.pick().pick(hash, set, cluster.effectiveWeights());
+                node = cluster.pickWriter(hash);
             } catch (IllegalStateException full) {
                 rejected++;
                 continue;
@@ -182,32 +182,38 @@ public final class KeyLedger {
     }
 
     /**
-     * How many written keys no live node of their slot's candidate set holds according to
-     * {@code holder}, probing the set the way a reader does ({@code pickTop} score order).
+     * How many written keys no live holder of their slot (candidate, spread or held node) holds
+     * according to {@code holder}, probing the way a reader does (the routing view's {@code ProbeOrder}).
      */
     public long unreadable(Cluster cluster, Holder holder) {
+        long missing = 0;
+        for (int probe : probesOf(cluster, holder)) {
+            missing += probe == 0 ? 1 : 0;
+        }
+        return missing;
+    }
+
+    /**
+     * For every written key in write order, the 1-based probe at which a reader finds it on a live node
+     * according to {@code holder} (the routing view's {@code ProbeOrder} of its slot), 0 when none has it.
+     */
+    public int[] probesOf(Cluster cluster, Holder holder) {
         cluster.refreshEffectiveWeights();
         SlotTable table = cluster.slotTable();
-        int m = cluster.scenario().candidates();
-        int[] order = new int[m];
-        double[] scores = new double[m];
-        long missing = 0;
+        int[] probes = new int[count];
         for (int id = 0; id < count; id++) {
             long hash = hashes[id];
             int slot = table.slotOfHash(hash);
-            CandidateSet set = table.candidates(slot);
-            int probed = Math.min(m, set.size());
-            cluster.pick().pickTop(hash, set, cluster.effectiveWeights(), probed, order, scores);
-            boolean found = false;
             String key = name(names[id]);
-            for (int k = 0; k < probed && !found; k++) {
-                found = cluster.alive(order[k]) && holder.holds(order[k], slot, id, key);
-            }
-            if (!found) {
-                missing++;
-            }
+            int keyId = id;
+            probes[id] = cluster.probe(hash, node -> cluster.alive(node) && holder.holds(node, slot, keyId, key));
         }
-        return missing;
+        return probes;
+    }
+
+    /** The slot of the key written {@code id}-th. */
+    public int slotOf(Cluster cluster, int id) {
+        return cluster.slotTable().slotOfHash(hashes[id]);
     }
 
     /** Keys written and stored (key names run over stored and refused keys alike). */

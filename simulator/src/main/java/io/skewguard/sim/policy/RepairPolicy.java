@@ -11,7 +11,7 @@ import java.util.List;
  */
 public interface RepairPolicy {
 
-    /** The policy's name in reports: {@code none}, {@code ceph}, {@code skewguard}. */
+    /** The policy's name in reports: {@code none}, {@code ceph}, {@code skewguard}, {@code skewguard-nospread}. */
     String name();
 
     /** One step of simulated time at {@code now}, after the step's writes, with the step's figures. */
@@ -67,6 +67,7 @@ public interface RepairPolicy {
             case "none" -> new NoRepair();
             case "ceph" -> new CephReweight(scenario.ceph());
             case "skewguard" -> new SkewGuardLoop(scenario);
+            case "skewguard-nospread" -> new SkewGuardLoop(scenario, false);
             default -> throw new IllegalArgumentException("unknown policy '" + name + "'");
         };
     }

@@ -20,6 +20,11 @@ import io.skewguard.migrator.policy.RepairCoordinator;
 import io.skewguard.migrator.policy.RepairState;
 import io.skewguard.migrator.policy.StatusEvent;
 import io.skewguard.migrator.policy.Timeouts;
+import io.skewguard.migrator.SpreadStep;
+import io.skewguard.migrator.policy.MembershipChanges;
+import io.skewguard.migrator.policy.SpreadPolicy;
+import io.skewguard.migrator.policy.SpreadRule;
+import io.skewguard.migrator.policy.SpreadState;
 import io.skewguard.schemas.AlertState;
 import io.skewguard.schemas.MigrationPhase;
 import io.skewguard.schemas.StepResult;
@@ -46,7 +51,9 @@ import org.slf4j.LoggerFactory;
  * through their Kafka Streams topologies (that is "fast mode", which needs the topologies and the
  * node agents): the detector's {@link AlertStateMachine} (heat Gini and capacity CV, 5-minute
  * cooldown), the balancer's {@link WeightController}, and the migrator's {@link RepairCoordinator}
- * with {@link ColdestFirstPlanner}, {@link BatchStateMachine} and {@link AdaptiveRateLimiter}. The
+ * with {@link ColdestFirstPlanner}, {@link BatchStateMachine} and {@link AdaptiveRateLimiter}, and
+ * its spread rule ({@link SpreadStep} with {@link SpreadPolicy}, the migrator's defaults; off for
+ * {@code skewguard-nospread}). The
  * coordinator's effects are carried out on the cluster by simulated node agents: COPY takes
  * {@code bytes / copyBudget} of simulated time (reported as PROGRESS every step), PREPARE, COMMIT,
  * CLEANUP and ABORT are answered at once; a lost node never answers.
@@ -77,6 +84,9 @@ public final class SkewGuardLoop implements RepairPolicy {
     private long weightRepairStarted = -1;
     private long weightPhaseEnd = -1;
     private boolean floorNoted;
+    private final String name;
+    private final SpreadPolicy spreadPolicy;
+    private SpreadState spreadState = SpreadState.empty();
 
     /** A COPY an agent is carrying out. */
     private static final class Copy {
@@ -88,7 +98,17 @@ public final class SkewGuardLoop implements RepairPolicy {
         }
     }
 
+    /** SkewGuard with spreading (the migrator's default). */
     public SkewGuardLoop(Scenario scenario) {
+        this(scenario, true);
+    }
+
+    /** SkewGuard with spreading on or off ({@code skewguard-nospread}: weights and migrations only). */
+    public SkewGuardLoop(Scenario scenario, boolean spread) {
+        this.name = spread ? "skewguard" : "skewguard-nospread";
+        SpreadRule r = SpreadRule.DEFAULTS;
+        this.spreadPolicy = new SpreadPolicy(new SpreadRule(spread, r.spreadAt(), r.spreadHoldMs(), r.target(), r.maxExtra(),
+                r.narrowAt(), r.narrowHoldMs()));
         this.settings = scenario.skewguard();
         this.stepMillis = scenario.stepMillis();
         this.heatAlert = new AlertStateMachine(settings.heatThreshold(), settings.hysteresis(), settings.cooldownMillis());
@@ -109,7 +129,7 @@ public final class SkewGuardLoop implements RepairPolicy {
 
     @Override
     public String name() {
-        return "skewguard";
+        return name;
     }
 
     @Override
@@ -128,6 +148,8 @@ public final class SkewGuardLoop implements RepairPolicy {
         List<AlertStateMachine.Transition> capacity = capacityAlert.observe(figures.capacityCv(), now);
         // balancer
         balance(now, cluster, figures);
+        // the migrator's spread rule, on the step's report
+        spread(now, cluster);
         // migrator
         for (AlertStateMachine.Transition t : capacity) {
             if (t.to() == AlertState.CONFIRMED) {
@@ -179,6 +201,51 @@ public final class SkewGuardLoop implements RepairPolicy {
         }
     }
 
+    /** The spread rule on the step's slot heat; its changes go to the writers' routing view. */
+    private void spread(long now, Cluster cluster) {
+        List<MembershipChanges.Row> rows = new ArrayList<>();
+        for (int s = 0; s < cluster.slotCount(); s++) {
+            rows.add(row(cluster, s));
+        }
+        Map<String, Long> capacity = new HashMap<>();
+        Map<String, String> racks = new HashMap<>();
+        for (int i = 0; i < cluster.maxNodes(); i++) {
+            if (cluster.alive(i)) {
+                capacity.put(cluster.nodes().id(i), Math.round(cluster.capacity(i)));
+                racks.put(cluster.nodes().id(i), cluster.rack(i));
+            }
+        }
+        long[] heat = new long[cluster.slotCount()];
+        for (int s = 0; s < heat.length; s++) {
+            heat[s] = Math.round(cluster.slotHeat(s));
+        }
+        SpreadStep.Result result = SpreadStep.decide(CLUSTER, spreadPolicy, spreadState, now, heat, rows, capacity, racks,
+                capacity.keySet(), cluster.slotCount(), cluster.scenario().vnodesPerUnit());
+        spreadState = result.state();
+        result.changed().forEach((slot, row) -> cluster.setSpread(slot, row.spread(), row.held(), row.spreadReason()));
+    }
+
+    private static MembershipChanges.Row row(Cluster cluster, int s) {
+        List<String> candidates = cluster.slotTable().candidateIds(s);
+        List<String> readOnly = new ArrayList<>();
+        for (String id : candidates) {
+            if (cluster.readOnly(s, cluster.nodes().require(id))) {
+                readOnly.add(id);
+            }
+        }
+        int target = cluster.inFlightTarget(s);
+        return new MembershipChanges.Row(s, candidates, readOnly, target < 0 ? null : cluster.nodes().id(target),
+                ids(cluster, cluster.spread(s)), ids(cluster, cluster.held(s)), cluster.routes().spreadReason(s));
+    }
+
+    private static List<String> ids(Cluster cluster, int[] nodes) {
+        List<String> out = new ArrayList<>();
+        for (int n : nodes) {
+            out.add(cluster.nodes().id(n));
+        }
+        return out;
+    }
+
     /** The report's plain statement that the weight factors hit their floor (both modes say it the same way). */
     public static String floorNote(long at, double gini, double repairTarget, int atMin, double min, int atMax, double max) {
         return String.format(Locale.ROOT,
@@ -209,7 +276,25 @@ public final class SkewGuardLoop implements RepairPolicy {
         Map<Integer, List<String>> sets = new TreeMap<>();
         for (int s = 0; s < cluster.slotCount(); s++) {
             slotHeat[s] = Math.round(cluster.slotHeat(s));
-            sets.put(s, cluster.slotTable().candidateIds(s));
+            // as the migrator plans: a slot's spread and held nodes are in its set (no migration targets them),
+            // and their shards of it are no migration's source
+            List<String> holders = new ArrayList<>(cluster.slotTable().candidateIds(s));
+            for (int n : cluster.spread(s)) {
+                holders.add(cluster.nodes().id(n));
+            }
+            for (int n : cluster.held(s)) {
+                holders.add(cluster.nodes().id(n));
+            }
+            sets.put(s, holders);
+        }
+        for (int r = 0; r < readings.size(); r++) {
+            CapacityReading reading = readings.get(r);
+            int node = cluster.nodes().require(reading.node());
+            Map<Integer, Long> shards = new HashMap<>(reading.shardBytes());
+            if (shards.keySet().removeIf(s -> !cluster.slotTable().candidates(s).contains(node))) {
+                readings.set(r, new CapacityReading(reading.node(), reading.usedBytes(), reading.totalBytes(), reading.rack(), shards,
+                        reading.eventTime()));
+            }
         }
         return new ClusterView(readings, slotHeat, sets);
     }

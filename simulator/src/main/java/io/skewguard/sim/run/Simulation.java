@@ -50,15 +50,15 @@ public final class Simulation {
 
     /**
      * Runs {@code policyName} over {@code scenario}; in {@link SimulationMode#FAST} the
-     * {@code skewguard} policy is the apps' topologies and agents ({@link FastSkewGuard}), the
-     * others are the same in both modes. {@code progress} gets one call per simulated day.
+     * {@code skewguard} and {@code skewguard-nospread} policies are the apps' topologies and agents
+     * ({@link FastSkewGuard}), the others are the same in both modes. {@code progress} gets one call per simulated day.
      */
     public static PolicyRun run(Scenario scenario, String policyName, SimulationMode mode, Consumer<Progress> progress) {
         refuseDrains(scenario);
         long started = System.nanoTime();
         Cluster cluster = new Cluster(scenario);
-        RepairPolicy policy = mode == SimulationMode.FAST && policyName.equals("skewguard")
-                ? new FastSkewGuard(scenario)
+        RepairPolicy policy = mode == SimulationMode.FAST && policyName.startsWith("skewguard")
+                ? new FastSkewGuard(scenario, !policyName.equals("skewguard-nospread"))
                 : RepairPolicy.named(policyName, scenario);
         try {
             return run(scenario, cluster, policy, started, progress);

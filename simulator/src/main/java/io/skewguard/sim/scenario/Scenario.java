@@ -50,8 +50,14 @@ public record Scenario(
         List<ScenarioEvent> events,
         int probeKeys) {
 
-    /** The policy names the simulator knows. */
-    public static final List<String> POLICIES = List.of("none", "ceph", "skewguard");
+    /**
+     * The policy names the simulator knows: {@code skewguard-nospread} is SkewGuard with its spread
+     * rule off (weights and migrations only), to show what spreading adds.
+     */
+    public static final List<String> POLICIES = List.of("none", "ceph", "skewguard", "skewguard-nospread");
+
+    /** The policies a scenario without {@code policies} compares. */
+    public static final List<String> DEFAULT_POLICIES = List.of("none", "ceph", "skewguard");
 
     public Scenario {
         nodes = List.copyOf(nodes);

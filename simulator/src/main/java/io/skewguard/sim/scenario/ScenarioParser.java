@@ -276,7 +276,7 @@ public final class ScenarioParser {
     }
 
     private List<String> policies() {
-        String value = optional("policies", String.join(", ", Scenario.POLICIES));
+        String value = optional("policies", String.join(", ", Scenario.DEFAULT_POLICIES));
         List<String> policies = new ArrayList<>();
         for (String p : value.split(",")) {
             String name = p.strip();
