@@ -19,6 +19,7 @@ import picocli.CommandLine.Mixin;
             BenchCommand.Placement.class,
             BenchCommand.Agents.class,
             BenchCommand.Planner.class,
+            BenchCommand.Reads.class,
             DetectorThroughput.class,
             StoreUnderMigration.class,
         })
@@ -110,6 +111,39 @@ public final class BenchCommand implements Runnable {
             return new RatioTable(s)
                     .againstBudget("one plan, 48 nodes × 256 slots", "plan@48:256", 1000, "budget 1,000 ms", "≪ 1")
                     .againstBudget("one plan, 512 nodes × 4096 slots", "plan@512:4096", 1000, "budget 1,000 ms", "≪ 1");
+        }
+    }
+
+    @Command(name = "reads", mixinStandardHelpOptions = true,
+            description = {"A read in a spread slot against a read of an unspread one (JMH, ~2 min), and the exact probes per read.",
+                "node-agent's RoutingView.probe (core's ProbeOrder) with 0, 4, 8 and 24 spread nodes per slot, 48 nodes."})
+    static final class Reads extends JmhBench {
+        @Override
+        String pattern() {
+            return "SpreadReadBenchmark\\.(read|pickTopCandidates)$";
+        }
+
+        @Override
+        RatioTable table(Map<String, JmhRun.Score> s) {
+            RatioTable t = new RatioTable(s);
+            for (String extras : new String[] {"0", "4", "8", "24"}) {
+                t.ratio("read of a key written before the spread, " + extras + " spread nodes ÷ pickTop over 8 candidates",
+                        "read@" + extras, "pickTopCandidates@0", "0 B/op");
+            }
+            return t;
+        }
+
+        @Override
+        public Integer call() throws Exception {
+            int status = super.call();
+            System.out.println();
+            System.out.println("| spread nodes | holders | probes, key written before the spread: mean | p99 | max "
+                    + "| key written after it: mean | p99 |");
+            System.out.println("|---:|---:|---:|---:|---:|---:|---:|");
+            for (int extras : new int[] {0, 4, 8, 24}) {
+                System.out.println(SpreadReadBenchmark.probeCounts(extras));
+            }
+            return status;
         }
     }
 }

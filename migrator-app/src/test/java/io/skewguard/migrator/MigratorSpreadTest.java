@@ -45,14 +45,15 @@ class MigratorSpreadTest {
 
     /**
      * Twelve 1000 GB nodes on four racks, 16 slots of 3 candidates; the table built by the migrator,
-     * every shard 20 GB; a spread hold of 2 minutes (the default 10).
+     * every shard 20 GB; spread at a load ratio of 0.75 for 2 minutes down to 0.5, narrow under 0.4.
      */
     private void cluster(Map<String, String> overrides) {
         agents = new SimulatedAgents(CLUSTER);
         for (int i = 1; i <= 12; i++) {
             agents.node("n" + i, 1000 * GB, "r" + (i % 4), Map.of());
         }
-        Map<String, String> values = new HashMap<>(Map.of("candidates", "3", "slot-count", Integer.toString(SLOTS), "spread-hold", "2m"));
+        Map<String, String> values = new HashMap<>(Map.of("candidates", "3", "slot-count", Integer.toString(SLOTS), "spread-hold", "2m",
+                "spread-at", "0.75", "spread-target", "0.5", "spread-max-nodes", "24", "narrow-at", "0.4"));
         values.putAll(overrides);
         harness = new MigratorHarness(stateDir, values);
         harness.sendCapacity(agents);

@@ -17,8 +17,10 @@ import java.util.function.IntFunction;
  * capacity of the cluster)}: how far one slot alone loads its writers against their fair share. At
  * {@code ρ ≥ 1} every writer is over its fair share from this slot alone, and weight factors cannot
  * help, since lowering all of them keeps the slot's split as it is (the balancer's
- * {@code FLOOR_REACHED}); {@code spread-at} (0.75) leaves room for the writes of the other slots
- * each of them also takes.
+ * {@code FLOOR_REACHED}). Each writer also takes the writes of the forty-odd other slots whose set
+ * holds it, so weights run out well before ρ = 1: at {@code spread-at} (0.5) one slot alone takes half
+ * of its writers' fair share, and a spread to {@code spread-target} (0.3) leaves them 70 % of it for
+ * the rest.
  *
  * <ul>
  *   <li><b>Spread</b>: ρ over its writers at or above {@code spread-at} for {@code spread-hold} →
@@ -30,8 +32,8 @@ import java.util.function.IntFunction;
  *       its spread nodes keep what they received and serve it (held).
  * </ul>
  *
- * <p>Hysteresis: a slot spreads at ρ ≥ 0.75 and ends at ρ ≤ 0.5 over its writers; it narrows only
- * when its load could be taken by its own writers at under 0.4 of their fair share, for 30
+ * <p>Hysteresis: a slot spreads at ρ ≥ 0.5 and ends at ρ ≤ 0.3 over its writers; it narrows only
+ * when its load could be taken by its own writers at under 0.2 of their fair share, for 30
  * minutes, so a slot does not spread and narrow back and forth.
  */
 public final class SpreadPolicy {

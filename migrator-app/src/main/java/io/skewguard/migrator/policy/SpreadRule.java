@@ -20,8 +20,8 @@ package io.skewguard.migrator.policy;
 public record SpreadRule(boolean enabled, double spreadAt, long spreadHoldMs, double target, int maxExtra, double narrowAt,
         long narrowHoldMs) {
 
-    /** The defaults: spread at 0.75 for 10 minutes down to 0.5, at most 24 spread nodes, narrow under 0.4 for 30 minutes. */
-    public static final SpreadRule DEFAULTS = new SpreadRule(true, 0.75, 600_000, 0.5, 24, 0.4, 1_800_000);
+    /** The defaults: spread at 0.5 for 10 minutes down to 0.3, at most 40 spread nodes, narrow under 0.2 for 30 minutes. */
+    public static final SpreadRule DEFAULTS = new SpreadRule(true, 0.5, 600_000, 0.3, 40, 0.2, 1_800_000);
 
     public SpreadRule {
         if (!(spreadAt > 0) || Double.isInfinite(spreadAt)) {

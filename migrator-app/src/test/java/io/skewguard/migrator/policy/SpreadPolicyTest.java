@@ -9,14 +9,14 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The spread rule on its own (the defaults, but a spread hold of 2 minutes): 48 nodes of 100 units (total 4800), slot 7's own writers are 8 of
+ * The spread rule on its own (spread at 0.75 for 2 minutes to 0.5, at most 24 nodes, narrow under 0.4 for
+ * 30 minutes): 48 nodes of 100 units (total 4800), slot 7's own writers are 8 of
  * them (800: a capacity share of 1/6), spread nodes of 100 each.
  */
 class SpreadPolicyTest {
 
     private static final double TOTAL = 4800;
     private static final long MINUTE = 60_000;
-    /** The defaults with a 2-minute spread hold. */
     private final SpreadPolicy policy = new SpreadPolicy(new SpreadRule(true, 0.75, 2 * MINUTE, 0.5, 24, 0.4, 30 * MINUTE));
     private final List<Integer> asked = new ArrayList<>();
 

@@ -319,10 +319,11 @@ final class DemoCluster implements AutoCloseable {
     private void put(String key, byte[] value, boolean report) {
         long v = ++version;
         double bytes = (KeyNames.LENGTH + (double) value.length) * scale;
+        String fallback = null;
         for (int attempt = 0; ; attempt++) {
             String node;
             try {
-                node = view.pick(key);
+                node = fallback != null ? fallback : view.pick(key);
             } catch (IllegalStateException full) {
                 refusedWrites++;
                 refusedBytes += bytes;
@@ -332,11 +333,15 @@ final class DemoCluster implements AutoCloseable {
             try {
                 store.put(key, v, value);
             } catch (StaleRouteException stale) {
-                // the slot left this node; the router gets the new row within a poll
+                // the slot left this node; the router gets the new row within a poll. A spread node that
+                // cleaned the slot up after an earlier migration away sends the writer to the slot's own winner
                 if (attempt >= STALE_RETRIES) {
                     throw new IllegalStateException("slot of " + key + " still routed to " + node + " after it left it", stale);
                 }
-                sleepQuietly(10);
+                fallback = fallback == null ? view.fallback(key, node) : null;
+                if (fallback == null) {
+                    sleepQuietly(10);
+                }
                 continue;
             }
             written.put(key, v);
@@ -448,8 +453,9 @@ final class DemoCluster implements AutoCloseable {
 
     /**
      * Reads every key written back the way a reader does: through the slot table as the migrator last
-     * published it (the initial table for slots it never published), probing the slot's candidate set;
-     * a key is readable when a candidate holds it at the version last written.
+     * published it (the initial table for slots it never published), probing the slot's holders: its
+     * candidates, spread and held nodes (docs/design.md §3.5); a key is readable when one of them holds
+     * it at the version last written.
      */
     KeyCheck checkKeys(Map<Integer, SlotAssignment> published) {
         long unreadable = 0;
@@ -457,7 +463,11 @@ final class DemoCluster implements AutoCloseable {
         for (Map.Entry<String, Long> e : written.entrySet()) {
             int slot = initialTable.slotOf(e.getKey());
             SlotAssignment row = published.get(slot);
-            List<String> candidates = row != null ? row.getCandidates() : initialTable.candidateIds(slot);
+            List<String> candidates = new ArrayList<>(row != null ? row.getCandidates() : initialTable.candidateIds(slot));
+            if (row != null) {
+                candidates.addAll(row.getSpread());
+                candidates.addAll(row.getSpreadHeld());
+            }
             boolean found = false;
             for (String node : candidates) {
                 InMemoryNodeStore store = stores.get(node);

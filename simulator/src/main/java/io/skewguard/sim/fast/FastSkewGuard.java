@@ -161,6 +161,7 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
     private final Map<String, TestOutputTopic<byte[], byte[]>> migratorUnread = new java.util.HashMap<>();
     private long rejectedCommands;
     private long staleKeyWrites;
+    private long spreadFallbacks;
     private long committed;
     private final Set<String> abortedMigrations = new HashSet<>();
     private int agentsStopped;
@@ -343,12 +344,28 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         });
         cluster.keys().listen((key, node, slot) -> {
             if (stores[node] == null) {
-                return; // the writers never pick a lost node (its effective weight is 0)
+                return node; // the writers never pick a lost node (its effective weight is 0)
             }
             try {
                 stores[node].put(key, 1, VALUE);
+                return node;
             } catch (io.skewguard.agent.store.StaleRouteException e) {
-                staleKeyWrites++;
+                // a spread node that cleaned the slot up after an earlier migration away: the writer goes to the
+                // slot's own winner, where readers probe next; any other refusal is a stale route, counted
+                String fallback = cluster.routes().fallback(key, cluster.nodes().id(node));
+                int other = fallback == null ? -1 : cluster.nodes().require(fallback);
+                if (other < 0 || stores[other] == null) {
+                    staleKeyWrites++;
+                    return node;
+                }
+                try {
+                    stores[other].put(key, 1, VALUE);
+                } catch (io.skewguard.agent.store.StaleRouteException again) {
+                    staleKeyWrites++;
+                    return node;
+                }
+                spreadFallbacks++;
+                return other;
             }
         });
     }
@@ -518,6 +535,10 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
                     cluster.nodes().require(row.getInFlightTarget()));
         } else if (cluster.inFlightTarget(slot) >= 0) {
             cluster.dropCopy(slot, cluster.inFlightTarget(slot)); // cleared without a switch: aborted
+        }
+        String reason = row.getSpreadReason();
+        if (reason != null && !reason.equals(cluster.routes().spreadReason(slot))) {
+            notes.add(SkewGuardLoop.spreadNote(clock, reason));
         }
         cluster.applyRoute(row);
     }
@@ -708,9 +729,9 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         List<String> all = new ArrayList<>(notes);
         all.add(String.format(Locale.ROOT, "skewguard (fast mode): detector, balancer and migrator ran as their topologies "
                 + "under TopologyTestDriver, %d node agents on in-memory stores; %d migrations committed, %d aborted, "
-                + "%d dead letters, %d commands refused by an agent, %d sampled-key writes refused as stale",
-                agents == null ? 0 : Stream.of(agents).filter(a -> a != null).count(), committed, abortedMigrations.size(), deadLetters,
-                rejectedCommands, staleKeyWrites));
+                + "%d dead letters, %d commands refused by an agent, %d sampled-key writes refused as stale, %d refused by a "
+                + "spread node and written to the slot's own winner", agents == null ? 0 : Stream.of(agents).filter(a -> a != null).count(),
+                committed, abortedMigrations.size(), deadLetters, rejectedCommands, staleKeyWrites, spreadFallbacks));
         if (agentsStopped > 0 || joinedAgents() > 0) {
             all.add(String.format(Locale.ROOT, "skewguard (fast mode): membership: %d agents of joined nodes, %d stopped "
                     + "by a loss; %d commands to lost nodes went unanswered; %d shards of lost nodes rebuilt on the migrator's "
@@ -720,14 +741,13 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         return all;
     }
 
-    /** Keys no probed candidate's store holds: read from the agents' real stores, not from the model. */
+    /** The keys are read from the agents' real stores, not from the model. */
     @Override
-    public OptionalLong unreadableKeys(Cluster cluster) {
+    public java.util.Optional<io.skewguard.sim.model.KeyLedger.Holder> keyHolder() {
         if (stores == null) {
-            return OptionalLong.empty();
+            return java.util.Optional.empty();
         }
-        return OptionalLong.of(cluster.keys().unreadable(cluster,
-                (node, slot, id, key) -> stores[node] != null && stores[node].get(key).isPresent()));
+        return java.util.Optional.of((node, slot, id, key) -> stores[node] != null && stores[node].get(key).isPresent());
     }
 
     @Override

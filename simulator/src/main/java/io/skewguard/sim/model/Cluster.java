@@ -288,6 +288,12 @@ public final class Cluster {
         return toModel(routes.route(slot).spread());
     }
 
+    /** True when {@code slot} is spread or has held nodes: its reads may probe past its candidates. */
+    public boolean isSpreadOrHeld(int slot) {
+        SlotSpread route = routes.route(slot);
+        return route.isSpread() || route.heldCount() > 0;
+    }
+
     /** The held nodes of {@code slot}, in model node indexes. */
     public int[] held(int slot) {
         return toModel(routes.route(slot).held());

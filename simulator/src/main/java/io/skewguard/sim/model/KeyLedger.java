@@ -25,11 +25,15 @@ public final class KeyLedger {
     private long[] names = new long[1024];
     private int count;
     private long rejected;
-    private KeyListener listener = (key, node, slot) -> { };
+    private KeyListener listener = (key, node, slot) -> node;
 
     /** Told about every key written from now on, with the node the pick chose (dual-writes aside). */
     public interface KeyListener {
-        void written(String key, int node, int slot);
+        /**
+         * @return the node that took the key: {@code node}, or where the writer went when {@code node}
+         *     refused it (a spread node that cleaned the slot up, {@code RoutingView.fallback})
+         */
+        int written(String key, int node, int slot);
     }
 
     /** Which key, of which slot, a node holds: the ledger's content, for mirroring it elsewhere. */
@@ -67,13 +71,13 @@ public final class KeyLedger {
             }
             hashes[count] = hash;
             names[count] = name;
+            node = listener.written(name(name), node, slot);
             holding(node, slot).set(count);
             int target = cluster.inFlightTarget(slot);
             if (target >= 0 && cluster.inFlightSource(slot) == node) {
                 holding(target, slot).set(count); // dual write during the copy
             }
             count++;
-            listener.written(name(name), node, slot);
         }
     }
 
@@ -168,12 +172,21 @@ public final class KeyLedger {
         }
     }
 
-    /** How many written keys no node of their slot's candidate set holds, probing in read order. */
+    /** How many written keys no holder of their slot holds, probing in read order. */
     public long unreadable(Cluster cluster) {
-        return unreadable(cluster, (node, slot, id, key) -> {
+        return unreadable(cluster, ledger());
+    }
+
+    /** {@link #probesOf(Cluster, Holder)} on this ledger's own record of who holds which key. */
+    public int[] probesOf(Cluster cluster) {
+        return probesOf(cluster, ledger());
+    }
+
+    private Holder ledger() {
+        return (node, slot, id, key) -> {
             BitSet keys = stores[node].get(slot);
             return keys != null && keys.get(id);
-        });
+        };
     }
 
     /** Whether a node holds a key; {@code id} is the key's place in write order. */

@@ -54,11 +54,11 @@ public interface RepairPolicy {
     List<String> notes();
 
     /**
-     * Sampled keys no reader finds, when the policy keeps the keys itself (fast mode's node stores);
-     * empty to use the model's key ledger.
+     * Who holds the sampled keys when the policy keeps them itself (fast mode's node stores): readers
+     * probe it; empty to read the model's key ledger.
      */
-    default java.util.OptionalLong unreadableKeys(Cluster cluster) {
-        return java.util.OptionalLong.empty();
+    default java.util.Optional<io.skewguard.sim.model.KeyLedger.Holder> keyHolder() {
+        return java.util.Optional.empty();
     }
 
     /** A policy by name. */

@@ -87,6 +87,9 @@ public final class SkewGuardLoop implements RepairPolicy {
     private final String name;
     private final SpreadPolicy spreadPolicy;
     private SpreadState spreadState = SpreadState.empty();
+    /** The rows the spread rule last saw, by slot, and the routing epoch each was read at. */
+    private MembershipChanges.Row[] rows;
+    private long[] rowEpoch;
 
     /** A COPY an agent is carrying out. */
     private static final class Copy {
@@ -203,9 +206,19 @@ public final class SkewGuardLoop implements RepairPolicy {
 
     /** The spread rule on the step's slot heat; its changes go to the writers' routing view. */
     private void spread(long now, Cluster cluster) {
-        List<MembershipChanges.Row> rows = new ArrayList<>();
+        if (rows == null) {
+            rows = new MembershipChanges.Row[cluster.slotCount()];
+            rowEpoch = new long[cluster.slotCount()];
+        }
         for (int s = 0; s < cluster.slotCount(); s++) {
-            rows.add(row(cluster, s));
+            // a row changes with its routing epoch, or with its in-flight mark
+            int target = cluster.inFlightTarget(s);
+            String targetId = target < 0 ? null : cluster.nodes().id(target);
+            if (rows[s] == null || rowEpoch[s] != cluster.routes().routingEpoch(s)
+                    || !java.util.Objects.equals(rows[s].inFlightTarget(), targetId)) {
+                rows[s] = row(cluster, s);
+                rowEpoch[s] = cluster.routes().routingEpoch(s);
+            }
         }
         Map<String, Long> capacity = new HashMap<>();
         Map<String, String> racks = new HashMap<>();
@@ -219,10 +232,13 @@ public final class SkewGuardLoop implements RepairPolicy {
         for (int s = 0; s < heat.length; s++) {
             heat[s] = Math.round(cluster.slotHeat(s));
         }
-        SpreadStep.Result result = SpreadStep.decide(CLUSTER, spreadPolicy, spreadState, now, heat, rows, capacity, racks,
+        SpreadStep.Result result = SpreadStep.decide(CLUSTER, spreadPolicy, spreadState, now, heat, List.of(rows), capacity, racks,
                 capacity.keySet(), cluster.slotCount(), cluster.scenario().vnodesPerUnit());
         spreadState = result.state();
-        result.changed().forEach((slot, row) -> cluster.setSpread(slot, row.spread(), row.held(), row.spreadReason()));
+        result.changed().forEach((slot, row) -> {
+            cluster.setSpread(slot, row.spread(), row.held(), row.spreadReason());
+            notes.add(spreadNote(now, row.spreadReason()));
+        });
     }
 
     private static MembershipChanges.Row row(Cluster cluster, int s) {
@@ -244,6 +260,11 @@ public final class SkewGuardLoop implements RepairPolicy {
             out.add(cluster.nodes().id(n));
         }
         return out;
+    }
+
+    /** The report's line for a spread decision (both modes say it the same way). */
+    public static String spreadNote(long at, String reason) {
+        return String.format(Locale.ROOT, "skewguard: day %.2f: %s", at / 86_400_000.0, reason);
     }
 
     /** The report's plain statement that the weight factors hit their floor (both modes say it the same way). */

@@ -39,6 +39,7 @@ public final class ConsoleTable {
                 p -> p.hotspotGiniPeak() == null ? "—" : p.hotspotSettleMinutes() == null ? "never"
                         : String.format(Locale.ROOT, "%.0f", p.hotspotSettleMinutes()));
         row(rows, "hot-spot bytes moved", PaperFigures.HOTSPOT_BYTES, policies, p -> Figures.bytes(p.hotspotBytesMoved()));
+        row(rows, "  of them until the recovery", "—", policies, p -> Figures.bytes(p.hotspotRecoveryBytes()));
         row(rows, "bytes moved (whole run)", "—", policies, p -> Figures.bytes(p.totalBytesMoved()));
         row(rows, "capacity CV at the end", "—", policies, p -> Figures.ratio(p.endCv()));
         row(rows, "rebuilt after node loss", "—", policies, p -> Figures.bytes(p.recoveryBytes()));
@@ -53,6 +54,10 @@ public final class ConsoleTable {
         }
         row(rows, "weight changes", "—", policies, p -> Long.toString(p.weightChanges()));
         row(rows, "keys unreadable / written", "—", policies, p -> p.keysUnreadable() + " / " + p.keysWritten());
+        if (policies.stream().anyMatch(p -> p.readProbes() != null || p.spreadReadProbes() != null)) {
+            row(rows, "probes per read, slots not spread", "—", policies, p -> probes(p.readProbes()));
+            row(rows, "probes per read, spread slots", "—", policies, p -> probes(p.spreadReadProbes()));
+        }
         row(rows, "wall time (s)", "—", policies, p -> String.format(Locale.ROOT, "%.1f", p.wallSeconds()));
 
         int[] width = new int[rows.get(0).length];
@@ -84,6 +89,11 @@ public final class ConsoleTable {
             }
         }
         return out.toString();
+    }
+
+    /** "1.27 mean, p99 2 (3 120 keys)". */
+    private static String probes(io.skewguard.sim.run.ReadProbes r) {
+        return r == null ? "—" : String.format(Locale.ROOT, "%.3f, p99 %d (%d keys)", r.mean(), r.p99(), r.keys());
     }
 
     private static void row(List<String[]> rows, String name, String paper, List<PolicySummary> policies,

@@ -51,6 +51,7 @@ public final class SummaryJson {
             m.put("hotspotRecoveryMinutes", ratio(p.hotspotRecoveryMinutes()));
             m.put("hotspotSettleMinutes", ratio(p.hotspotSettleMinutes()));
             m.put("hotspotBytesMoved", p.hotspotBytesMoved() == null ? null : Math.round(p.hotspotBytesMoved()));
+            m.put("hotspotRecoveryBytes", p.hotspotRecoveryBytes() == null ? null : Math.round(p.hotspotRecoveryBytes()));
             m.put("totalBytesMoved", Math.round(p.totalBytesMoved()));
             m.put("recoveryBytes", Math.round(p.recoveryBytes()));
             m.put("refusedBytes", Math.round(p.refusedBytes()));
@@ -60,6 +61,10 @@ public final class SummaryJson {
             m.put("weightChanges", p.weightChanges());
             m.put("keysWritten", p.keysWritten());
             m.put("keysUnreadable", p.keysUnreadable());
+            Map<String, Object> probes = new LinkedHashMap<>();
+            probes.put("unspread", probes(p.readProbes()));
+            probes.put("spread", probes(p.spreadReadProbes()));
+            m.put("readProbes", probes);
             m.put("wallSeconds", ratio(p.wallSeconds()));
             m.put("notes", p.notes());
             byPolicy.put(p.policy(), m);
@@ -70,6 +75,18 @@ public final class SummaryJson {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    private static Map<String, Object> probes(io.skewguard.sim.run.ReadProbes r) {
+        if (r == null) {
+            return null;
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("keys", r.keys());
+        m.put("mean", ratio(r.mean()));
+        m.put("p99", r.p99());
+        m.put("max", r.max());
+        return m;
     }
 
     private static Double ratio(Double v) {

@@ -26,6 +26,8 @@ import java.util.List;
  * @param hotspotSettleMinutes minutes from the hot spot until the heat Gini is back within 0.02 of
  *     {@code giniBeforeHotspot} and stays there for 30 minutes (null: never)
  * @param hotspotBytesMoved bytes the policy moved from the hot spot to the end
+ * @param hotspotRecoveryBytes bytes the policy moved from the hot spot until its recovery began (the start
+ *     of the 30 minutes under 0.25; null: no hot spot, or never back)
  * @param totalBytesMoved bytes the policy moved over the whole run
  * @param recoveryBytes bytes rebuilt from replicas after node losses (the same for every policy)
  * @param refusedBytes writes no candidate could take because every candidate of the slot was full
@@ -39,6 +41,9 @@ import java.util.List;
  * @param weightChanges weight-factor changes over the run
  * @param keysWritten sampled keys written
  * @param keysUnreadable sampled keys no node of their candidate set holds at the end
+ * @param readProbes probes per read of the sampled keys in slots that are not spread (and hold no held
+ *     node) at the end (null: none)
+ * @param spreadReadProbes the same in slots that are spread or have held nodes (null: none)
  * @param wallSeconds wall time of this policy's run
  * @param notes plain statements about limits hit
  */
@@ -60,6 +65,7 @@ public record PolicySummary(
         Double hotspotRecoveryMinutes,
         Double hotspotSettleMinutes,
         Double hotspotBytesMoved,
+        Double hotspotRecoveryBytes,
         double totalBytesMoved,
         double recoveryBytes,
         double refusedBytes,
@@ -69,6 +75,8 @@ public record PolicySummary(
         long weightChanges,
         long keysWritten,
         long keysUnreadable,
+        ReadProbes readProbes,
+        ReadProbes spreadReadProbes,
         double wallSeconds,
         List<String> notes) {
 
@@ -81,7 +89,7 @@ public record PolicySummary(
                          long weightChanges, long keysWritten, long keysUnreadable, double wallSeconds, List<String> notes) {
         this(policy, baselineCv, baselineGap, giniBeforeWeights, giniAfterWeights, weightPhaseDays, finalCv, finalGap, endCv,
                 bytesMoved, minimumBytes, movedOverMinimum, hotspotGiniPeak, giniBeforeHotspot, hotspotRecoveryMinutes,
-                hotspotSettleMinutes, hotspotBytesMoved, totalBytesMoved, recoveryBytes, refusedBytes, null, 0, 0,
-                weightChanges, keysWritten, keysUnreadable, wallSeconds, notes);
+                hotspotSettleMinutes, hotspotBytesMoved, null, totalBytesMoved, recoveryBytes, refusedBytes, null, 0, 0,
+                weightChanges, keysWritten, keysUnreadable, null, null, wallSeconds, notes);
     }
 }

@@ -118,6 +118,8 @@ public final class Simulation {
         double giniHourBefore = 0;
         int stepsHourBefore = 0;
         Double settleMinutes = null;
+        Double recoveryBytes = null;
+        double movedAtRecoveryStart = 0;
         long recoveredSince = -1;
         boolean wentAbove = false;
         boolean wentAboveLevel = false;
@@ -182,6 +184,10 @@ public final class Simulation {
                 // a Gini that never went above the level had nothing to recover from: 0 minutes
                 if (recoveryMinutes == null && recoveredSince >= 0 && now - recoveredSince >= SUSTAINED) {
                     recoveryMinutes = wentAbove ? (recoveredSince - hotspotAt) / 60_000.0 : 0.0;
+                    recoveryBytes = (wentAbove ? movedAtRecoveryStart : movedAtHotspot) - movedAtHotspot;
+                }
+                if (recoveredSince == now) {
+                    movedAtRecoveryStart = cluster.bytesMoved();
                 }
                 if (settleMinutes == null && settledSince >= 0 && now - settledSince >= SUSTAINED) {
                     settleMinutes = wentAboveLevel ? (settledSince - hotspotAt) / 60_000.0 : 0.0;
@@ -217,7 +223,10 @@ public final class Simulation {
         }
         series.utilisationAfter = utilisation(cluster);
         series.nodes = cluster.nodes().ids();
-        long unreadable = policy.unreadableKeys(cluster).orElseGet(() -> cluster.keys().unreadable(cluster));
+        int[] probes = policy.keyHolder().map(h -> cluster.keys().probesOf(cluster, h))
+                .orElseGet(() -> cluster.keys().probesOf(cluster));
+        long unreadable = java.util.Arrays.stream(probes).filter(p -> p == 0).count();
+        ReadProbes[] byKind = ReadProbes.split(probes, id -> cluster.isSpreadOrHeld(cluster.keys().slotOf(cluster, id)));
         double wall = (System.nanoTime() - started) / 1e9;
         double moved = movedAtRepairEnd - movedAtRepairStart;
         PolicySummary summary = new PolicySummary(
@@ -238,6 +247,7 @@ public final class Simulation {
                 recoveryMinutes,
                 settleMinutes,
                 hotspotAt >= 0 ? cluster.bytesMoved() - movedAtHotspot : null,
+                recoveryBytes,
                 cluster.bytesMoved(),
                 cluster.recoveryBytes(),
                 cluster.rejectedBytes(),
@@ -247,6 +257,8 @@ public final class Simulation {
                 cluster.weightChanges(),
                 cluster.keys().written(),
                 unreadable,
+                byKind[0],
+                byKind[1],
                 wall,
                 policy.notes());
         return new PolicyRun(summary, series);
