@@ -888,8 +888,9 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         RepairState stored = repairs.get(cluster);
         RepairState state = stored != null ? stored : RepairState.fresh(cluster, settings.maxBytesPerSec());
         if (c.getControl() == ControlKind.THROTTLE && c.getEnabled() && c.getBytesPerSec() < settings.throttleFloor()) {
-            String reason = "invalid: throttle " + ClusterControls.rate(c.getBytesPerSec()) + " is below the budget's floor "
-                    + ClusterControls.rate(settings.throttleFloor()) + " (budget-floor × max-bytes-per-sec)";
+            String reason = "invalid: throttle " + c.getBytesPerSec() + " B/s (" + ClusterControls.rate(c.getBytesPerSec())
+                    + ") is below the budget's floor " + settings.throttleFloor() + " B/s (" + ClusterControls.rate(settings.throttleFloor())
+                    + ", budget-floor × max-bytes-per-sec)";
             refuse(record, reason);
             decide(state, false, "CONTROL_REFUSED", "throttle of " + who + " refused: " + reason.substring("invalid: ".length())
                     + "; the budget stays " + (controlsOf(cluster).throttled() ? ClusterControls.rate(controlsOf(cluster).throttleBytesPerSec())

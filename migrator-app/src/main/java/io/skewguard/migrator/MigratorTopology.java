@@ -104,7 +104,7 @@ public final class MigratorTopology {
 
         KStream<String, MigratorInput> decoded = builder
                 .stream(List.of(topics.alerts(), topics.reports(), topics.nodeCapacity(), topics.migrationStatus(),
-                                topics.membership()),
+                                topics.membership(), topics.control()),
                         Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("inputs"))
                 .process(() -> new InputDecoder(topics, serdes, settings.slotCount(), settings.futureSkew(), keys,
                         settings.clusters(), settings.limits().nodeExpiry(), settings.operatorKeys()), Named.as("decode"));
