@@ -967,6 +967,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         figures.put("routingEpoch", (double) state.routingEpoch());
         figures.put("budgetBytesPerSec", (double) state.budgetBytesPerSec());
         figures.put("throttleBytesPerSec", (double) c.throttleBytesPerSec());
+        figures.put("budgetFloorBytesPerSec", (double) settings.throttleFloor());
         figures.put("repairing", state.repairing() ? 1.0 : 0.0);
         figures.put("bytesMoved", (double) state.bytesMoved());
         figures.put("batchesCommitted", (double) state.batchesCommitted());

@@ -172,21 +172,22 @@ public final class NodeCommand {
 
         @Override
         int run(Settings settings, KnownCluster k, PrintWriter out, PrintWriter err) {
-            Verdict v = new MembershipRules(settings.number(DRAIN_HEADROOM))
+            Verdict<io.skewguard.schemas.NodeMembership> v = new MembershipRules(settings.number(DRAIN_HEADROOM))
                     .decide(k, change(), System.getProperty("user.name", "unknown"), note, Instant.now());
-            if (v instanceof Verdict.Refused r) {
+            if (v instanceof Verdict.Refused<?> r) {
                 return fail(err, r.line(), REFUSED);
             }
             v.lines().forEach(out::println);
-            if (v instanceof Verdict.Write w) {
+            if (v instanceof Verdict.Write<io.skewguard.schemas.NodeMembership> w) {
                 if (dryRun) {
                     out.println("dry run: nothing written (without --dry-run: " + w.record().getState() + " for "
                             + w.record().getCluster() + "/" + w.record().getNode() + ")");
                     return 0;
                 }
                 out.flush();
-                String where = MembershipWriter.write(settings.clientProperties(ClientType.PRODUCER), settings.serdeConfig(),
-                        topics(settings), w.record(), settings.duration(TIMEOUT));
+                String where = OperatorWriter.write(settings.clientProperties(ClientType.PRODUCER), settings.serdeConfig(),
+                        topics(settings).membership(), w.record().getCluster() + "/" + w.record().getNode(), w.record(), null,
+                        settings.duration(TIMEOUT), "skewguard-node", "node list");
                 out.println("written: " + w.record().getNode() + " " + w.record().getState() + " (reason \"" + w.record().getReason()
                         + "\") to " + where);
             }
