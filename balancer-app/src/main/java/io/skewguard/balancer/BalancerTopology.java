@@ -57,6 +57,10 @@ public final class BalancerTopology {
     public static Topology build(BalancerSettings settings, WeightPolicy policy,
             Function<String, KeyValueBytesStoreSupplier> stores) {
         Topics topics = settings.topics();
+        if (!settings.operatorKeys().configured()) {
+            org.slf4j.LoggerFactory.getLogger(BalancerTopology.class).warn("no operator-keys-file: control records are not "
+                    + "authenticated; any client that can write the control topic can pause or dry-run this balancer (docs/security.md)");
+        }
         ByteArrayDeserializer bytesIn = new ByteArrayDeserializer();
         // an output over the producer's limit is a dead letter, not a transaction that never commits
         Serializer<byte[]> bytesOut = OutputLimit.of(settings.streamsProperties()).bound(new ByteArraySerializer());

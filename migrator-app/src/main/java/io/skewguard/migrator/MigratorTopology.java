@@ -82,6 +82,10 @@ public final class MigratorTopology {
             LOG.warn("no node-keys-file: node messages are not authenticated; any client that can write the status or "
                     + "capacity topic can speak for any node, and commands to the agents are not signed (docs/security.md)");
         }
+        if (!settings.operatorKeys().configured()) {
+            LOG.warn("no operator-keys-file: control records are not authenticated; any client that can write the control topic "
+                    + "can pause, throttle or dry-run this migrator (docs/security.md)");
+        }
         StreamsBuilder builder = new StreamsBuilder();
 
         builder.addStateStore(store(stores, CoordinatorProcessor.REPAIR_STORE, serdes.repairState()));
