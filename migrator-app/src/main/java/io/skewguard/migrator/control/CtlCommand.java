@@ -3,6 +3,7 @@ package io.skewguard.migrator.control;
 import io.skewguard.migrator.membership.ByteSize;
 import io.skewguard.migrator.membership.ClusterReader;
 import io.skewguard.migrator.membership.KnownCluster;
+import io.skewguard.migrator.membership.OperatorSubcommand;
 import io.skewguard.migrator.membership.OperatorWriter;
 import io.skewguard.migrator.membership.Verdict;
 import io.skewguard.runtime.control.ControlRecords;
@@ -20,20 +21,16 @@ import io.skewguard.schemas.Proposal;
 import io.skewguard.schemas.Topics;
 import io.skewguard.schemas.auth.NodeSignature;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Callable;
-import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code skewguard ctl …  --cluster C}: the operator's control of the balancer and the migrator.
@@ -55,9 +52,9 @@ import picocli.CommandLine.Spec;
 public final class CtlCommand {
 
     /** Exit code of a refused change (same as a bad setting or flag): nothing was written. */
-    public static final int REFUSED = SettingsOptions.BAD_SETTINGS;
+    public static final int REFUSED = OperatorSubcommand.REFUSED;
     /** Exit code when Kafka or the registry cannot be reached or refuses a request. */
-    public static final int KAFKA_FAILED = 3;
+    public static final int KAFKA_FAILED = OperatorSubcommand.KAFKA_FAILED;
 
     public static final String TIMEOUT = "timeout";
     public static final String OPERATOR = "operator";
@@ -103,91 +100,38 @@ public final class CtlCommand {
         }
     }
 
-    /** What every subcommand shares: the cluster, the settings, reading the view, the one-line errors and exit codes. */
-    abstract static class Subcommand implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
+    /** A subcommand of {@code ctl}: reads the cluster's {@link ControlView}. */
+    abstract static class Subcommand extends OperatorSubcommand<ControlView> {
         @ParentCommand
         CtlCommand parent;
-        @Option(names = "--cluster", required = true, paramLabel = "CLUSTER", description = "The cluster id.")
-        String cluster;
 
         @Override
-        public final Integer call() {
-            return SettingsOptions.run(spec, MODEL, parent.environment, settings -> {
-                PrintWriter out = spec.commandLine().getOut();
-                PrintWriter err = spec.commandLine().getErr();
-                try {
-                    Optional<String> bad = checkArguments();
-                    if (bad.isPresent()) {
-                        return fail(err, bad.get(), REFUSED);
-                    }
-                    NodeSignature signer = signer(settings);
-                    ControlView view = read(settings, out);
-                    return run(settings, view, signer, out, err);
-                } catch (IllegalArgumentException e) {
-                    return fail(err, e.getMessage(), REFUSED);
-                } catch (IllegalStateException e) {
-                    return fail(err, e.getMessage(), KAFKA_FAILED);
-                } catch (ConfigException e) {
-                    return fail(err, e.getMessage(), REFUSED);
-                } catch (KafkaException e) {
-                    return fail(err, "Kafka failed: " + e.getMessage(), KAFKA_FAILED);
-                } finally {
-                    out.flush();
-                }
-            });
+        protected SettingsModel model() {
+            return MODEL;
         }
 
-        /** Why the arguments cannot be used, or empty. */
-        Optional<String> checkArguments() {
-            return StateLimits.checkId("cluster", cluster).map(r -> "--cluster: " + r.replaceFirst("^invalid: ", ""))
-                    .or(() -> cluster.contains("/")
-                            ? Optional.of("--cluster: a cluster id cannot hold '/', which ends the cluster part of the topics' keys")
-                            : Optional.empty());
+        @Override
+        protected Map<String, String> environment() {
+            return parent.environment;
         }
 
-        private ControlView read(Settings settings, PrintWriter out) {
-            Topics topics = topics(settings);
-            try (ClusterReader reader = new ClusterReader(settings.clientProperties(ClientType.CONSUMER), settings.serdeConfig(),
-                    settings.duration(TIMEOUT))) {
-                KnownCluster known = reader.read(topics, cluster);
-                var controls = reader.controls(topics, cluster);
-                List<Decision> decisions = reader.latest(topics.decisions(), Decision.class, cluster, Decision::getCluster,
-                        d -> d.getDecidedAt().toEpochMilli(), DECISIONS_READ);
-                Map<String, Proposal> proposals = new HashMap<>();
-                for (Proposal p : reader.latest(topics.proposals(), Proposal.class, cluster, Proposal::getCluster,
-                        p -> p.getProposedAt().toEpochMilli(), 8)) {
-                    proposals.putIfAbsent(p.getApp(), p); // newest first
-                }
-                reader.skipped().forEach((topic, n) -> out.println("note: skipped " + n + " undecodable or malformed record"
-                        + (n == 1 ? "" : "s") + " on " + topic));
-                return new ControlView(known, new java.util.TreeMap<>(controls), decisions, proposals);
+        @Override
+        protected Duration timeout(Settings settings) {
+            return settings.duration(TIMEOUT);
+        }
+
+        @Override
+        protected ControlView read(ClusterReader reader, Topics topics, Settings settings) {
+            KnownCluster known = reader.read(topics, cluster);
+            var controls = reader.controls(topics, cluster);
+            List<Decision> decisions = reader.latest(topics.decisions(), Decision.class, cluster, Decision::getCluster,
+                    d -> d.getDecidedAt().toEpochMilli(), DECISIONS_READ);
+            Map<String, Proposal> proposals = new HashMap<>();
+            for (Proposal p : reader.latest(topics.proposals(), Proposal.class, cluster, Proposal::getCluster,
+                    p -> p.getProposedAt().toEpochMilli(), 8)) {
+                proposals.putIfAbsent(p.getApp(), p); // newest first
             }
-        }
-
-        abstract int run(Settings settings, ControlView view, NodeSignature signer, PrintWriter out, PrintWriter err);
-
-        static Topics topics(Settings settings) {
-            return new Topics(settings.string(CommonSettings.TOPIC_PREFIX));
-        }
-
-        static int fail(PrintWriter err, String line, int code) {
-            err.println(MODEL.app() + ": " + line);
-            err.flush();
-            return code;
-        }
-
-        private static NodeSignature signer(Settings settings) {
-            String key = settings.string(OPERATOR_KEY);
-            if (key == null || key.isBlank()) {
-                return null;
-            }
-            try {
-                return NodeSignature.fromBase64(key.trim());
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(OPERATOR_KEY + " (from " + settings.origin(OPERATOR_KEY) + "): " + e.getMessage());
-            }
+            return new ControlView(known, new java.util.TreeMap<>(controls), decisions, proposals);
         }
     }
 
@@ -199,7 +143,7 @@ public final class CtlCommand {
         abstract ControlChange change();
 
         @Override
-        Optional<String> checkArguments() {
+        protected Optional<String> checkArguments() {
             return super.checkArguments().or(() -> {
                 try {
                     change(); // a bad rate or node is refused before Kafka is asked anything
@@ -211,7 +155,8 @@ public final class CtlCommand {
         }
 
         @Override
-        int run(Settings settings, ControlView view, NodeSignature signer, PrintWriter out, PrintWriter err) {
+        protected int run(Settings settings, ControlView view, PrintWriter out, PrintWriter err) {
+            NodeSignature signer = signer(settings);
             String operator = settings.string(OPERATOR).isBlank() ? System.getProperty("user.name", "unknown") : settings.string(OPERATOR);
             Optional<String> badOperator = StateLimits.checkId("operator", operator);
             if (badOperator.isPresent()) {
@@ -241,7 +186,7 @@ public final class CtlCommand {
                     "Exit code: 0 printed, 2 a bad setting, 3 Kafka or the registry failed."})
     static final class Status extends Subcommand {
         @Override
-        int run(Settings settings, ControlView view, NodeSignature signer, PrintWriter out, PrintWriter err) {
+        protected int run(Settings settings, ControlView view, PrintWriter out, PrintWriter err) {
             if (!view.isKnown()) {
                 return fail(err, "cluster " + cluster + " is unknown: no report, slot table, membership record, control or decision "
                         + "names it (check --cluster and --topic-prefix)", REFUSED);
@@ -258,7 +203,7 @@ public final class CtlCommand {
                     "Exit code: 0 printed, 2 a bad setting, 3 Kafka or the registry failed."})
     static final class Plan extends Subcommand {
         @Override
-        int run(Settings settings, ControlView view, NodeSignature signer, PrintWriter out, PrintWriter err) {
+        protected int run(Settings settings, ControlView view, PrintWriter out, PrintWriter err) {
             CtlText.plan(view).forEach(out::println);
             return 0;
         }
@@ -276,13 +221,13 @@ public final class CtlCommand {
         int last;
 
         @Override
-        Optional<String> checkArguments() {
+        protected Optional<String> checkArguments() {
             return super.checkArguments().or(() -> last < 1 || last > DECISIONS_READ
                     ? Optional.of("--last: from 1 to " + DECISIONS_READ + ", was " + last) : Optional.empty());
         }
 
         @Override
-        int run(Settings settings, ControlView view, NodeSignature signer, PrintWriter out, PrintWriter err) {
+        protected int run(Settings settings, ControlView view, PrintWriter out, PrintWriter err) {
             CtlText.explain(view, last).forEach(out::println);
             return 0;
         }
@@ -388,6 +333,18 @@ public final class CtlCommand {
                 throw new IllegalArgumentException("NODE: " + r.replaceFirst("^invalid: ", ""));
             });
             return new ControlChange.Exclude(node, false);
+        }
+    }
+
+    private static NodeSignature signer(Settings settings) {
+        String key = settings.string(OPERATOR_KEY);
+        if (key == null || key.isBlank()) {
+            return null;
+        }
+        try {
+            return NodeSignature.fromBase64(key.trim());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(OPERATOR_KEY + " (from " + settings.origin(OPERATOR_KEY) + "): " + e.getMessage());
         }
     }
 

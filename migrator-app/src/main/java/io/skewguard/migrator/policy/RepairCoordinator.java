@@ -375,7 +375,7 @@ public final class RepairCoordinator {
             effects.add(new Effect.Propose(plan, first));
             effects.add(new Effect.Decide(false, "DRY_RUN", String.format(Locale.ROOT, "dry run: a plan of %d move%s (%s), capacity CV "
                             + "%.4f → %.4f (%s); its first batch would start %d of them; nothing is sent", plan.moves().size(),
-                    plan.moves().size() == 1 ? "" : "s", bytes(plan.bytesMoved()), plan.currentCv(), plan.projectedCv(), plan.outcome(),
+                    plan.moves().size() == 1 ? "" : "s", MembershipChanges.bytes(plan.bytesMoved()), plan.currentCv(), plan.projectedCv(), plan.outcome(),
                     first.size()), figures));
             return new Result(state, effects); // repairing stays: the plan runs once the dry run ends
         }
@@ -404,7 +404,7 @@ public final class RepairCoordinator {
                 plan.bytesMoved(), plan.currentCv(), plan.projectedCv(), plan.outcome(), batchId, moves.size());
         effects.add(new Effect.Decide(true, "BATCH_STARTED", String.format(Locale.ROOT, "batch %s starts %d of a plan of %d move%s (%s), "
                         + "capacity CV %.4f → %.4f (%s)", batchId, moves.size(), plan.moves().size(), plan.moves().size() == 1 ? "" : "s",
-                bytes(plan.bytesMoved()), plan.currentCv(), plan.projectedCv(), plan.outcome()), figures));
+                MembershipChanges.bytes(plan.bytesMoved()), plan.currentCv(), plan.projectedCv(), plan.outcome()), figures));
         RepairState next = new RepairState(state.cluster(), true, seq, started.batch(), unreported, state.writeLoad(),
                 state.budgetBytesPerSec(), state.bytesMoved(), state.batchesCommitted(), state.batchesAborted(), state.lastMessage(), state.routingEpoch(), state.consecutiveAborts(), 0,
                 0, RepairState.NEVER);
@@ -442,15 +442,4 @@ public final class RepairCoordinator {
         return new Result(state.withCopyBytesPerSec(now), effects);
     }
 
-    /** Bytes for people: 1.5 TiB. */
-    static String bytes(long n) {
-        String[] units = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-        double v = n;
-        int u = 0;
-        while (v >= 1024 && u < units.length - 1) {
-            v /= 1024;
-            u++;
-        }
-        return u == 0 ? n + " B" : String.format(Locale.ROOT, "%.1f %s", v, units[u]);
-    }
 }
