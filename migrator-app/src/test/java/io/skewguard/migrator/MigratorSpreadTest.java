@@ -237,6 +237,43 @@ class MigratorSpreadTest {
                 .singleElement().satisfies(m -> assertThat(m.getReason()).contains(" " + HOT + " (5.4 GB)"));
     }
 
+    @Test
+    void everySpreadAndNarrowGoesToTheDecisionLogWithItsReason() {
+        cluster(Map.of());
+        reports(3, 0.35);
+        reports(31, 0.05);
+        List<io.skewguard.schemas.Decision> spreadDecisions = harness.allDecisions.stream()
+                .filter(d -> d.getReason().equals("SPREAD") || d.getReason().equals("NARROWED")).toList();
+        assertThat(spreadDecisions).extracting(io.skewguard.schemas.Decision::getReason).containsExactly("SPREAD", "NARROWED");
+        assertThat(spreadDecisions).allSatisfy(d -> {
+            assertThat(d.getActed()).isTrue();
+            assertThat(d.getApp()).isEqualTo("migrator");
+            assertThat(d.getFigures()).containsEntry("slot", (double) HOT);
+        });
+        assertThat(spreadDecisions.get(0).getMessage()).isEqualTo(harness.allRows.stream()
+                .filter(r -> r.getSlot() == HOT && r.getSpreadReason() != null).findFirst().orElseThrow().getSpreadReason());
+        assertThat(spreadDecisions.get(1).getMessage()).startsWith("narrowed: slot 5");
+        assertThat(spreadDecisions.get(1).getFigures()).containsEntry("spreadNodes", 0.0).containsEntry("heldNodes", 6.0);
+    }
+
+    @Test
+    void pausedTheSlotTableDoesNotChangeAndTheSpreadComesOnceResumedAndAnExcludedNodeIsNeverASpreadNode() {
+        cluster(Map.of());
+        long before = epoch();
+        harness.sendControl(io.skewguard.schemas.ControlKind.EXCLUDE, true, null, "n4", "alice", null);
+        harness.sendControl(io.skewguard.schemas.ControlKind.PAUSE, true);
+        reports(6, 0.35);
+        assertThat(epoch()).isEqualTo(before);
+        assertThat(harness.allDecisions).anySatisfy(d -> {
+            assertThat(d.getReason()).isEqualTo("PAUSED");
+            assertThat(d.getMessage()).startsWith("paused, not carried out: spread over");
+        });
+        harness.sendControl(io.skewguard.schemas.ControlKind.PAUSE, false);
+        reports(1, 0.35);
+        assertThat(epoch()).isEqualTo(before + 1);
+        assertThat(harness.latestRows().get(HOT).getSpread()).isNotEmpty().doesNotContain("n4");
+    }
+
     private static List<String> concat(List<String> a, List<String> b) {
         List<String> all = new ArrayList<>(a);
         all.addAll(b);
