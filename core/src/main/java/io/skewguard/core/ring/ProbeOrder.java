@@ -12,14 +12,19 @@ import io.skewguard.core.slots.SlotSpread;
  *       or after it narrowed, went);
  *   <li>the winner among all its candidates, read-only ones too (where a key written before a drain
  *       mark went);
- *   <li>every other holder (spread, held, the rest of the candidates) by score, lowest first, as
- *       {@link WeightedPick#pickTop} ranks them (nodes with no positive weight last, in holder order).
+ *   <li>the winner among all its holders (where a key written during an earlier spread went, now that
+ *       its spread nodes are held);
+ *   <li>the other candidates by score, lowest first, as {@link WeightedPick#pickTop} ranks them
+ *       (nodes with no positive weight last, in candidate order);
+ *   <li>the other spread and held nodes by score, the same way.
  * </ol>
  *
  * Each node appears once, so a read probes at most {@code m + spread + held} nodes; with the weights
  * a key was written under, it is found at probe 1 if written now and at probe 1 or 2 if written
- * before the spread (probe 2 exactly when the spread's winner is a spread node). For a slot that is
- * not spread and has no read-only candidate the order is exactly {@code pickTop} over the candidates.
+ * before the spread (probe 2 exactly when the spread's winner is a spread node). A key written
+ * before the spread under other weights (or moved there by a migration) is on a candidate, so it is
+ * found within the first {@code m + 2} probes whatever the weights did since. For a slot that is not
+ * spread and has no read-only candidate the order is exactly {@code pickTop} over the candidates.
  *
  * <p>Not thread-safe (scratch arrays): one instance per reading thread, or a new one per call.
  * Allocation-free once built.
@@ -66,10 +71,16 @@ public final class ProbeOrder {
         written = firstOf(slot.writers(), holders, n, out, written);
         written = firstOf(slot.ownWriters(), holders, n, out, written);
         written = firstOf(slot.candidates(), holders, n, out, written);
-        for (int r = 0; r < n; r++) {
-            int node = holders.node(position[r]);
-            if (!already(out, written, node)) {
-                out[written++] = node;
+        written = firstOf(holders, holders, n, out, written);
+        int m = slot.candidates().size(); // holders list the candidates first
+        for (int pass = 0; pass < 2; pass++) {
+            for (int r = 0; r < n; r++) {
+                if ((position[r] < m) == (pass == 0)) {
+                    int node = holders.node(position[r]);
+                    if (!already(out, written, node)) {
+                        out[written++] = node;
+                    }
+                }
             }
         }
         return written;

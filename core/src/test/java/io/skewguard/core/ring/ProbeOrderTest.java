@@ -90,7 +90,7 @@ class ProbeOrderTest {
             long hash = random.nextLong();
             int home = pick.pick(hash, spread.writers(), w);
             int count = probes.order(pick, hash, narrow, w, order);
-            assertThat(probeOf(home, order, count)).isBetween(1, 3);
+            assertThat(probeOf(home, order, count)).isBetween(1, 2);
             assertThat(order[0]).isEqualTo(pick.pick(hash, narrow.writers(), w));
         }
     }
@@ -114,7 +114,32 @@ class ProbeOrderTest {
         int[] holders = s.holders().nodes();
         Arrays.sort(holders);
         assertThat(sorted).containsExactly(holders);
-        assertThat(order[count - 1]).isEqualTo(s.candidates().node(0)); // no positive weight: last
+        // no positive weight: after every other candidate
+        int full = probeOf(s.candidates().node(0), order, count);
+        for (int k = 1; k < s.candidates().size(); k++) {
+            assertThat(probeOf(s.candidates().node(k), order, count)).isLessThan(full);
+        }
+    }
+
+    @Property(tries = 100)
+    void aKeyWrittenBeforeTheSpreadIsFoundAmongTheFirstMPlusTwoProbesWhateverTheWeightsDidSince(@ForAll long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        HashRing ring = ring(48, 8);
+        SlotTable table = SlotTable.fromRing(ring, 8, 64);
+        int slot = random.nextInt(64);
+        WeightedPick pick = WeightedPick.over(ring.nodes());
+        SlotSpread before = SlotSpread.of(table.candidates(slot));
+        SlotSpread after = new SpreadUpdate(slot, 40, "hot").apply(ring, 64, before, all(48));
+        double[] then = weights(48, random);
+        double[] now = weights(48, random); // other weights and free ratios since
+        ProbeOrder probes = new ProbeOrder(48);
+        int[] order = new int[48];
+        for (int k = 0; k < 200; k++) {
+            long hash = random.nextLong();
+            int home = pick.pick(hash, before.writers(), then);
+            int count = probes.order(pick, hash, after, now, order);
+            assertThat(probeOf(home, order, count)).isBetween(1, 10);
+        }
     }
 
     @Test

@@ -388,6 +388,7 @@ public final class DemoRun implements AutoCloseable {
         notes.add(String.format(Locale.ROOT, "%d weight rounds; %d migrations committed (routing epoch %d), %d aborted; %s",
                 view.weightRounds(), view.committed(), view.routingEpoch(), view.aborted(),
                 view.repairMessage() == null ? "no repair status yet" : "migrator: " + view.repairMessage()));
+        observer.spreadChanges().forEach(change -> notes.add("slot table: " + change));
         notes.add(view.deadLetters() == 0 ? "no record went to the dead-letter topic"
                 : view.deadLetters() + " records went to the dead-letter topic (see " + settings.topics().dlq() + ")");
         if (giniAfter != null && giniAfter > repairTarget) {

@@ -102,6 +102,7 @@ final class LoopObserver implements AutoCloseable {
     private final Set<String> cleaned = new TreeSet<>();
     private final Set<String> aborted = new TreeSet<>();
     private final Map<Integer, SlotAssignment> table = new HashMap<>();
+    private final List<String> spreadChanges = new java.util.ArrayList<>();
     private final List<MembershipChange> membership = new ArrayList<>();
     private long routingEpoch;
     private String repairMessage;
@@ -208,6 +209,9 @@ final class LoopObserver implements AutoCloseable {
                 SlotAssignment known = table.get(row.getSlot());
                 if (known == null || known.getRoutingEpoch() <= row.getRoutingEpoch()) {
                     table.put(row.getSlot(), row);
+                    if (row.getSpreadReason() != null && (known == null || !row.getSpreadReason().equals(known.getSpreadReason()))) {
+                        spreadChanges.add(DemoReport.clock(simulatedElapsed.getAsLong()) + " " + row.getSpreadReason());
+                    }
                 }
                 routingEpoch = Math.max(routingEpoch, row.getRoutingEpoch());
             }
@@ -294,6 +298,11 @@ final class LoopObserver implements AutoCloseable {
     }
 
     /** Every membership record read so far, in the order read. */
+    /** Every change of a slot's spread the slot table showed, in the order read: "t+00:21 spread over 4 more nodes: slot 3 …". */
+    synchronized List<String> spreadChanges() {
+        return List.copyOf(spreadChanges);
+    }
+
     synchronized List<MembershipChange> membership() {
         return List.copyOf(membership);
     }
