@@ -56,7 +56,7 @@ public final class SpreadStep {
         for (long c : capacity.values()) {
             totalCapacity += c;
         }
-        Map<Integer, MembershipChanges.Row> bySlot = new TreeMap<>();
+        Map<Integer, MembershipChanges.Row> bySlot = new java.util.HashMap<>();
         List<SlotLoad> loads = new ArrayList<>();
         for (MembershipChanges.Row row : rows) {
             bySlot.put(row.slot(), row);

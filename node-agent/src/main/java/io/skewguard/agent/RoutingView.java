@@ -476,6 +476,15 @@ public final class RoutingView {
         return snapshot.routes()[slot];
     }
 
+    /**
+     * The effective weights {@code w × freeRatio} by node index of {@link #nodes()}, as one consistent
+     * snapshot: the array is never modified once published and must not be written to (a later update
+     * builds a new one).
+     */
+    public double[] effectiveWeights() {
+        return snapshot.effective();
+    }
+
     /** The effective weight {@code w × freeRatio} of the node at index {@code node} of {@link #nodes()}. */
     public double effectiveWeight(int node) {
         double[] e = snapshot.effective();

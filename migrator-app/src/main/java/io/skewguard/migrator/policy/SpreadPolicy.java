@@ -70,7 +70,13 @@ public final class SpreadPolicy {
         }
         Map<Integer, SpreadState.Watch> next = new HashMap<>();
         List<SpreadUpdate> updates = new ArrayList<>();
-        for (SlotLoad s : slots.stream().sorted((a, b) -> Integer.compare(a.slot(), b.slot())).toList()) {
+        List<SlotLoad> inOrder = slots;
+        for (int i = 1; i < slots.size() && inOrder == slots; i++) {
+            if (slots.get(i - 1).slot() > slots.get(i).slot()) {
+                inOrder = slots.stream().sorted((a, b) -> Integer.compare(a.slot(), b.slot())).toList();
+            }
+        }
+        for (SlotLoad s : inOrder) {
             if (!(s.ownCapacity() > 0) || !(s.writersCapacity() > 0)) {
                 continue; // writers without a capacity report: not measurable
             }

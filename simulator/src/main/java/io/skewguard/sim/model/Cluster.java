@@ -204,6 +204,7 @@ public final class Cluster {
         }
         double scale = bytes / weightSum;
         double written = 0;
+        double[] believed = routes.effectiveWeights(); // the writers' view, by view node index
         for (int s = 0; s < slots; s++) {
             double b = slotBytes[s] * scale;
             CandidateSet set = routes.route(s).writers(); // view node indexes
@@ -211,7 +212,7 @@ public final class Cluster {
             double toLost = 0;
             for (int k = 0; k < set.size(); k++) {
                 int node = model(set.node(k));
-                sum += routes.effectiveWeight(set.node(k));
+                sum += believed[set.node(k)];
                 if (failed[node]) {
                     toLost += believedWeight(node);
                 }
@@ -229,7 +230,7 @@ public final class Cluster {
             for (int k = 0; k < set.size(); k++) {
                 int node = model(set.node(k));
                 // a node never takes more than its free space; what it cannot take is refused
-                double add = Math.min(b * routes.effectiveWeight(set.node(k)) / sum, Math.max(0, capacity[node] - used[node]));
+                double add = Math.min(b * believed[set.node(k)] / sum, Math.max(0, capacity[node] - used[node]));
                 if (add > 0) {
                     shard[s][node] += add;
                     used[node] += add;
