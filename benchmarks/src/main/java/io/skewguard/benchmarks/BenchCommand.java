@@ -116,7 +116,7 @@ public final class BenchCommand implements Runnable {
 
     @Command(name = "reads", mixinStandardHelpOptions = true,
             description = {"A read in a spread slot against a read of an unspread one (JMH, ~2 min), and the exact probes per read.",
-                "node-agent's RoutingView.probe (core's ProbeOrder) with 0, 4, 8 and 24 spread nodes per slot, 48 nodes."})
+                "node-agent's RoutingView.probe (core's ProbeOrder) with 0, 4, 8, 24 and 40 spread nodes per slot, 48 nodes."})
     static final class Reads extends JmhBench {
         @Override
         String pattern() {
@@ -126,7 +126,7 @@ public final class BenchCommand implements Runnable {
         @Override
         RatioTable table(Map<String, JmhRun.Score> s) {
             RatioTable t = new RatioTable(s);
-            for (String extras : new String[] {"0", "4", "8", "24"}) {
+            for (String extras : new String[] {"0", "4", "8", "24", "40"}) {
                 t.ratio("read of a key written before the spread, " + extras + " spread nodes ÷ pickTop over 8 candidates",
                         "read@" + extras, "pickTopCandidates@0", "0 B/op");
             }
@@ -140,7 +140,7 @@ public final class BenchCommand implements Runnable {
             System.out.println("| spread nodes | holders | probes, key written before the spread: mean | p99 | max "
                     + "| key written after it: mean | p99 |");
             System.out.println("|---:|---:|---:|---:|---:|---:|---:|");
-            for (int extras : new int[] {0, 4, 8, 24}) {
+            for (int extras : new int[] {0, 4, 8, 24, 40}) {
                 System.out.println(SpreadReadBenchmark.probeCounts(extras));
             }
             return status;

@@ -46,7 +46,7 @@ public class SpreadReadBenchmark {
     static final int NODES = 48;
     static final int SLOTS = 256;
 
-    @Param({"0", "4", "8", "24"})
+    @Param({"0", "4", "8", "24", "40"})
     int extras;
 
     RoutingView view;

@@ -33,11 +33,13 @@ public final class ProbeOrder {
 
     private int[] position;
     private double[] score;
+    private boolean[] taken;
 
     /** An order for slots of up to {@code holders} holders (grows when a slot has more). */
     public ProbeOrder(int holders) {
         this.position = new int[Math.max(1, holders)];
         this.score = new double[Math.max(1, holders)];
+        this.taken = new boolean[Math.max(1, holders)];
     }
 
     /**
@@ -53,7 +55,9 @@ public final class ProbeOrder {
         if (position.length < n) {
             position = new int[n];
             score = new double[n];
+            taken = new boolean[n];
         }
+        java.util.Arrays.fill(taken, 0, n, false);
         // holders by score, stable insertion sort (ties: holder order, as pickTop)
         for (int p = 0; p < n; p++) {
             int node = holders.node(p);
@@ -68,49 +72,41 @@ public final class ProbeOrder {
             position[at] = p;
         }
         int written = 0;
-        written = firstOf(slot.writers(), holders, n, out, written);
-        written = firstOf(slot.ownWriters(), holders, n, out, written);
-        written = firstOf(slot.candidates(), holders, n, out, written);
-        written = firstOf(holders, holders, n, out, written);
-        int m = slot.candidates().size(); // holders list the candidates first
-        for (int pass = 0; pass < 2; pass++) {
+        written = firstOf(slot, SlotSpread.WRITER, holders, n, out, written);
+        written = firstOf(slot, SlotSpread.OWN_WRITER, holders, n, out, written);
+        written = firstOf(slot, SlotSpread.CANDIDATE, holders, n, out, written);
+        written = firstOf(slot, 0, holders, n, out, written);
+        for (int pass = 0; pass < 2; pass++) { // the other candidates, then the other spread and held nodes
             for (int r = 0; r < n; r++) {
-                if ((position[r] < m) == (pass == 0)) {
-                    int node = holders.node(position[r]);
-                    if (!already(out, written, node)) {
-                        out[written++] = node;
-                    }
+                int p = position[r];
+                if (!taken[p] && ((slot.holderIn(p) & SlotSpread.CANDIDATE) != 0) == (pass == 0)) {
+                    taken[p] = true;
+                    out[written++] = holders.node(p);
                 }
             }
         }
         return written;
     }
 
-    /** Appends the best-scoring member of {@code set} with a positive weight, unless it is there already. */
-    private int firstOf(CandidateSet set, CandidateSet holders, int n, int[] out, int written) {
+    /**
+     * Appends the best-scoring holder with a positive weight in the set of {@code bit} ({@code 0}: every
+     * holder), unless it is there already.
+     */
+    private int firstOf(SlotSpread slot, int bit, CandidateSet holders, int n, int[] out, int written) {
         for (int r = 0; r < n; r++) {
             if (score[r] == Double.POSITIVE_INFINITY) {
                 return written; // no member of the set can take writes: nothing was written there by the pick
             }
-            int node = holders.node(position[r]);
-            if (set.contains(node)) {
-                return already(out, written, node) ? written : append(out, written, node);
+            int p = position[r];
+            if (bit == 0 || (slot.holderIn(p) & bit) != 0) {
+                if (taken[p]) {
+                    return written;
+                }
+                taken[p] = true;
+                out[written] = holders.node(p);
+                return written + 1;
             }
         }
         return written;
-    }
-
-    private static int append(int[] out, int written, int node) {
-        out[written] = node;
-        return written + 1;
-    }
-
-    private static boolean already(int[] out, int written, int node) {
-        for (int i = 0; i < written; i++) {
-            if (out[i] == node) {
-                return true;
-            }
-        }
-        return false;
     }
 }

@@ -32,6 +32,15 @@ public final class SlotSpread {
     private final CandidateSet ownWriters;
     private final CandidateSet holders;
     private final boolean writersFallBack;
+    /** By holder position: which of the sets of {@link #holderIn} the holder belongs to, as bits. */
+    private final byte[] holderSets;
+
+    /** Bit of {@link #holderIn}: the holder is one of the slot's writers now. */
+    public static final int WRITER = 1;
+    /** Bit of {@link #holderIn}: the holder is one of the slot's own writers (without the spread). */
+    public static final int OWN_WRITER = 2;
+    /** Bit of {@link #holderIn}: the holder is a candidate. */
+    public static final int CANDIDATE = 4;
 
     private SlotSpread(CandidateSet candidates, int[] readOnly, int[] spread, int[] held) {
         this.candidates = candidates;
@@ -73,6 +82,21 @@ public final class SlotSpread {
             System.arraycopy(this.spread, 0, w, owned, this.spread.length);
             this.writers = new CandidateSet(w);
         }
+        this.holderSets = new byte[holders.size()];
+        for (int p = 0; p < holderSets.length; p++) {
+            int node = holders.node(p);
+            holderSets[p] = (byte) ((writers.contains(node) ? WRITER : 0) | (ownWriters.contains(node) ? OWN_WRITER : 0)
+                    | (p < candidates.size() ? CANDIDATE : 0));
+        }
+    }
+
+    /**
+     * The sets the holder at position {@code position} of {@link #holders()} belongs to: bits
+     * {@link #WRITER}, {@link #OWN_WRITER}, {@link #CANDIDATE} (every holder is a holder).
+     * Allocation-free, O(1).
+     */
+    public int holderIn(int position) {
+        return holderSets[position];
     }
 
     /** A slot that is not spread, with no read-only candidate. */
