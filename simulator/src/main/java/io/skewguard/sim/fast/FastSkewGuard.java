@@ -461,7 +461,7 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
                 NodeMembership mr = membershipSerde.deserializer().deserialize(topics.membership(), kv.value);
                 LOG.info("day {}: membership {} {} ({}): {}", day(clock), mr.getNode(), mr.getState(), mr.getSource(), mr.getReason());
                 if (mr.getState() == MembershipState.LOST || mr.getState() == MembershipState.REMOVED) {
-                    notes.add(String.format(Locale.ROOT, "skewguard: day %.2f: membership: %s %s: %s", clock / 86_400_000.0,
+                    notes.add(String.format(Locale.ROOT, "%s: day %.2f: membership: %s %s: %s", name, clock / 86_400_000.0,
                             mr.getNode(), mr.getState(), mr.getReason()));
                 }
             }
@@ -469,7 +469,7 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
                 MigrationStatus s = statusSerde.deserializer().deserialize(topics.migrationStatus(), kv.value);
                 LOG.info("day {}: repair {}: {}", day(clock), s.getOutcome(), s.getMessage());
                 if (s.getOutcome() == StepResult.FAILED) {
-                    notes.add(String.format(Locale.ROOT, "skewguard: day %.2f: %s", clock / 86_400_000.0, s.getMessage()));
+                    notes.add(String.format(Locale.ROOT, "%s: day %.2f: %s", name, clock / 86_400_000.0, s.getMessage()));
                 }
             }
             List<KeyValue<String, byte[]>> commands = migrationCommands.readKeyValuesToList();
@@ -538,7 +538,7 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         }
         String reason = row.getSpreadReason();
         if (reason != null && !reason.equals(cluster.routes().spreadReason(slot))) {
-            notes.add(SkewGuardLoop.spreadNote(clock, reason));
+            notes.add(SkewGuardLoop.spreadNote(name, clock, reason));
         }
         cluster.applyRoute(row);
     }
@@ -645,7 +645,7 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
                 atMin += w <= min ? 1 : 0;
                 atMax += w >= max ? 1 : 0;
             }
-            notes.add(SkewGuardLoop.floorNote(end, lastHeatGini, scenario.skewguard().repairTarget(), atMin, min, atMax, max));
+            notes.add(SkewGuardLoop.floorNote(name, end, lastHeatGini, scenario.skewguard().repairTarget(), atMin, min, atMax, max));
         }
         repairing = s.repairing();
     }
@@ -727,15 +727,15 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
     @Override
     public List<String> notes() {
         List<String> all = new ArrayList<>(notes);
-        all.add(String.format(Locale.ROOT, "skewguard (fast mode): detector, balancer and migrator ran as their topologies "
+        all.add(String.format(Locale.ROOT, "%s (fast mode): detector, balancer and migrator ran as their topologies "
                 + "under TopologyTestDriver, %d node agents on in-memory stores; %d migrations committed, %d aborted, "
                 + "%d dead letters, %d commands refused by an agent, %d sampled-key writes refused as stale, %d refused by a "
-                + "spread node and written to the slot's own winner", agents == null ? 0 : Stream.of(agents).filter(a -> a != null).count(),
+                + "spread node and written to the slot's own winner", name, agents == null ? 0 : Stream.of(agents).filter(a -> a != null).count(),
                 committed, abortedMigrations.size(), deadLetters, rejectedCommands, staleKeyWrites, spreadFallbacks));
         if (agentsStopped > 0 || joinedAgents() > 0) {
-            all.add(String.format(Locale.ROOT, "skewguard (fast mode): membership: %d agents of joined nodes, %d stopped "
+            all.add(String.format(Locale.ROOT, "%s (fast mode): membership: %d agents of joined nodes, %d stopped "
                     + "by a loss; %d commands to lost nodes went unanswered; %d shards of lost nodes rebuilt on the migrator's "
-                    + "replacements (%d rebuilt keys refused by a store)", joinedAgents(), agentsStopped, commandsToLostNodes,
+                    + "replacements (%d rebuilt keys refused by a store)", name, joinedAgents(), agentsStopped, commandsToLostNodes,
                     lostShardsRebuilt, rebuiltKeysRefused));
         }
         return all;

@@ -199,7 +199,7 @@ public final class SkewGuardLoop implements RepairPolicy {
                     atMax += cluster.weight(i) >= controller.settings().maxWeight() ? 1 : 0;
                 }
             }
-            notes.add(floorNote(now, gini, settings.repairTarget(), atMin, controller.settings().minWeight(), atMax,
+            notes.add(floorNote(name, now, gini, settings.repairTarget(), atMin, controller.settings().minWeight(), atMax,
                     controller.settings().maxWeight()));
         }
     }
@@ -237,7 +237,7 @@ public final class SkewGuardLoop implements RepairPolicy {
         spreadState = result.state();
         result.changed().forEach((slot, row) -> {
             cluster.setSpread(slot, row.spread(), row.held(), row.spreadReason());
-            notes.add(spreadNote(now, row.spreadReason()));
+            notes.add(spreadNote(name, now, row.spreadReason()));
         });
     }
 
@@ -263,17 +263,18 @@ public final class SkewGuardLoop implements RepairPolicy {
     }
 
     /** The report's line for a spread decision (both modes say it the same way). */
-    public static String spreadNote(long at, String reason) {
-        return String.format(Locale.ROOT, "skewguard: day %.2f: %s", at / 86_400_000.0, reason);
+    public static String spreadNote(String policy, long at, String reason) {
+        return String.format(Locale.ROOT, "%s: day %.2f: %s", policy, at / 86_400_000.0, reason);
     }
 
     /** The report's plain statement that the weight factors hit their floor (both modes say it the same way). */
-    public static String floorNote(long at, double gini, double repairTarget, int atMin, double min, int atMax, double max) {
+    public static String floorNote(String policy, long at, double gini, double repairTarget, int atMin, double min, int atMax,
+            double max) {
         return String.format(Locale.ROOT,
-                "skewguard: at day %.2f the weight factors hit their floor: heat Gini %.3f is above the repair target "
+                "%s: at day %.2f the weight factors hit their floor: heat Gini %.3f is above the repair target "
                         + "%.2f, but every node outside the deadband sits at its bound (%d at %.1f, %d at %.1f); "
                         + "weights alone can do no more",
-                at / 86_400_000.0, gini, repairTarget, atMin, min, atMax, max);
+                policy, at / 86_400_000.0, gini, repairTarget, atMin, min, atMax, max);
     }
 
     private ClusterView view(Cluster cluster, long now) {
@@ -375,7 +376,7 @@ public final class SkewGuardLoop implements RepairPolicy {
             } else if (effect instanceof Effect.ReportRepair report) {
                 LOG.info("day {}: {}", String.format(Locale.ROOT, "%.2f", now / 86_400_000.0), report.message());
                 if (report.outcome() == StepResult.FAILED) {
-                    notes.add(String.format(Locale.ROOT, "skewguard: day %.2f: %s", now / 86_400_000.0, report.message()));
+                    notes.add(String.format(Locale.ROOT, "%s: day %.2f: %s", name, now / 86_400_000.0, report.message()));
                 }
             }
         }
