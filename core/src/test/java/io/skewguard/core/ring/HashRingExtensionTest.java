@@ -49,8 +49,8 @@ class HashRingExtensionTest {
     @Test
     void aLongerExtensionStartsWithTheShorterOne() {
         HashRing ring = racked(48, 8);
-        for (int slot = 0; slot < 32; slot++) {
-            long point = SlotTable.slotPoint(slot, 32);
+        for (int slot = 0; slot < 8; slot++) {
+            long point = SlotTable.slotPoint(slot, 8);
             int[] set = ring.candidates(point, 8).nodes();
             int[] longest = ring.extension(point, set, 40, all(ring));
             for (int k = 0; k <= 40; k++) {
@@ -62,8 +62,8 @@ class HashRingExtensionTest {
     @Test
     void racksAreUsedAsEvenlyAsTheyCanBe() {
         HashRing ring = racked(48, 8);
-        for (int slot = 0; slot < 32; slot++) {
-            long point = SlotTable.slotPoint(slot, 32);
+        for (int slot = 0; slot < 8; slot++) {
+            long point = SlotTable.slotPoint(slot, 8);
             int[] set = ring.candidates(point, 8).nodes();
             for (int k = 1; k <= 40; k++) {
                 int[] extension = ring.extension(point, set, k, all(ring));
