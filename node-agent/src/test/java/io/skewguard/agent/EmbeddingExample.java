@@ -82,7 +82,9 @@ public final class EmbeddingExample implements AutoCloseable {
      * The node's write path: the router names the node a new key goes to. This node stores it and
      * counts it; a key for another node is that node's to write (the client is sent there).
      *
-     * @return the node that takes the write
+     * @return the node that takes the write: this one, another (the client is sent there), or, when
+     *     this node is a spread node of the key's slot that cleaned the slot up after an earlier
+     *     migration away, the slot's own winner ({@code RoutingView.fallback})
      * @throws StaleRouteException if the key's slot has just moved away from this node: retry once
      *     the router has the slot-table row of the move (within a poll)
      */
@@ -91,7 +93,15 @@ public final class EmbeddingExample implements AutoCloseable {
         if (!target.equals(node)) {
             return target;
         }
-        store.put(key, version, value);
+        try {
+            store.put(key, version, value);
+        } catch (StaleRouteException stale) {
+            String elsewhere = router.view().fallback(key, node);
+            if (elsewhere == null) {
+                throw stale;
+            }
+            return elsewhere;
+        }
         reporter.record(router.view().slotOf(key), key.length() + (long) value.length);
         return node;
     }
