@@ -59,6 +59,13 @@ public final class SpreadStep {
         Map<Integer, MembershipChanges.Row> bySlot = new java.util.HashMap<>();
         List<SlotLoad> loads = new ArrayList<>();
         for (MembershipChanges.Row row : rows) {
+            if (!valid(row)) {
+                // a row adopted from the topic that names a node twice (a candidate also spread or held): the
+                // writers refuse it too; it is left as it is rather than decided on
+                LOG.warn("{}: slot {}: row left out of the spread rule: it names a node twice (candidates {}, spread {}, held {})",
+                        cluster, row.slot(), row.candidates(), row.spread(), row.held());
+                continue;
+            }
             bySlot.put(row.slot(), row);
             long heat = row.slot() < slotHeat.length ? Math.max(0, slotHeat[row.slot()]) : 0;
             if (heat == 0 && row.spread().isEmpty()) {
@@ -101,6 +108,18 @@ public final class SpreadStep {
             }
         }
         return new Result(decision.state(), changed);
+    }
+
+    private static boolean valid(MembershipChanges.Row row) {
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (List<String> list : List.of(row.candidates(), row.spread(), row.held())) {
+            for (String node : list) {
+                if (!seen.add(node)) {
+                    return false;
+                }
+            }
+        }
+        return !row.candidates().isEmpty() && row.candidates().containsAll(row.readOnly());
     }
 
     /** The members' ring with an index that also knows every node a row names (those off the ring get indexes past it). */

@@ -1,0 +1,63 @@
+package io.skewguard.migrator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.skewguard.migrator.policy.MembershipChanges.Row;
+import io.skewguard.migrator.policy.SpreadPolicy;
+import io.skewguard.migrator.policy.SpreadRule;
+import io.skewguard.migrator.policy.SpreadState;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The slot-table side of the spread rule: rows, capacities and members in, changed rows out. */
+class SpreadStepTest {
+
+    private static final SpreadPolicy POLICY = new SpreadPolicy(new SpreadRule(true, 0.5, 0, 0.3, 40, 0.2, 0));
+
+    /** Twelve nodes of 100 units on three racks. */
+    private static Map<String, Long> capacity() {
+        Map<String, Long> c = new HashMap<>();
+        for (int i = 0; i < 12; i++) {
+            c.put("n" + i, 100L);
+        }
+        return c;
+    }
+
+    private static Map<String, String> racks() {
+        Map<String, String> r = new HashMap<>();
+        for (int i = 0; i < 12; i++) {
+            r.put("n" + i, "r" + (i % 3));
+        }
+        return r;
+    }
+
+    @Test
+    void aHotSlotGetsTheRingsNextNodesAndARowThatNamesANodeTwiceIsLeftAsItIs() {
+        List<Row> rows = List.of(
+                new Row(0, List.of("n0", "n1", "n2"), List.of(), null, List.of(), List.of(), null),
+                // a spread node that is also a candidate: the writers refuse this row, the rule leaves it alone
+                new Row(1, List.of("n3", "n4", "n5"), List.of(), null, List.of("n4"), List.of(), "bad"),
+                new Row(2, List.of("n6", "n7", "n8"), List.of(), null, List.of(), List.of(), null));
+        long[] heat = {600, 300, 100};
+        SpreadStep.Result r = SpreadStep.decide("c1", POLICY, SpreadState.empty(), 0, heat, rows, capacity(), racks(), capacity().keySet(),
+                4, 150);
+        assertThat(r.changed()).containsOnlyKeys(0);
+        Row spread = r.changed().get(0);
+        // 60 % of the writes: ρ 0.3 needs all 12 nodes' capacity, so all 9 others
+        assertThat(spread.spread()).hasSize(9).doesNotContainAnyElementsOf(spread.candidates()).doesNotHaveDuplicates();
+        assertThat(spread.spreadReason()).startsWith("spread over 9 more nodes: slot 0 takes 60.0 % of the writes");
+    }
+
+    @Test
+    void noSpreadNodeIsIneligibleOrTheSlotsInFlightTarget() {
+        List<Row> rows = List.of(new Row(0, List.of("n0", "n1", "n2"), List.of(), "n5", List.of(), List.of(), null));
+        Set<String> eligible = new java.util.HashSet<>(capacity().keySet());
+        eligible.remove("n7");
+        SpreadStep.Result r = SpreadStep.decide("c1", POLICY, SpreadState.empty(), 0, new long[] {900}, rows, capacity(), racks(), eligible,
+                1, 150);
+        assertThat(r.changed().get(0).spread()).hasSize(7).doesNotContain("n5", "n7");
+    }
+}
