@@ -39,9 +39,9 @@ import java.util.concurrent.atomic.LongAdder;
  * <p><b>Spread slots</b> (docs/design.md §3.5). A row's {@code spread} nodes take new writes of the
  * slot besides its candidates: {@link #pick} chooses among both; its {@code spreadHeld} nodes took
  * writes of it during an earlier spread and only serve reads. {@link #probeOrder} follows
- * {@link ProbeOrder}: the writers' winner, the slot's own writers' winner, the candidates' winner, then
- * every other holder by score, so a key written before or after a spread is found, at most after
- * {@code m + spread + held} probes. A spread node that refuses a write (it cleaned the slot up after
+ * {@link ProbeOrder}: the writers' winner, the slot's own writers' winner, the candidates' winner, the
+ * holders' winner, then the other candidates and the other spread and held nodes by score, so a key
+ * written before or after a spread is found, at most after {@code m + spread + held} probes. A spread node that refuses a write (it cleaned the slot up after
  * an earlier migration away, {@code StaleRouteException}) gets {@link #fallback}: the slot's own
  * writers' winner, the node readers probe next.
  *
@@ -408,10 +408,10 @@ public final class RoutingView {
 
     /**
      * The nodes a reader of {@code key} probes, in order (docs/design.md §3.5, {@link ProbeOrder}):
-     * the winner among the slot's writers, among its own writers, among its candidates, then every
-     * other holder — candidates (read-only ones included: they still hold what they held), spread and
-     * held nodes — ranked as {@link WeightedPick#pickTop} ranks them under the current effective
-     * weights (full nodes last). For a slot that is not spread and has no read-only candidate this is
+     * the winner among the slot's writers, among its own writers, among its candidates, among all its
+     * holders, then the other candidates (read-only ones included: they still hold what they held), then
+     * the other spread and held nodes, each ranked as {@link WeightedPick#pickTop} ranks them under the
+     * current effective weights (full nodes last). For a slot that is not spread and has no read-only candidate this is
      * {@code pickTop} over its candidates.
      *
      * @throws IllegalStateException if the key's slot has no candidate set yet
