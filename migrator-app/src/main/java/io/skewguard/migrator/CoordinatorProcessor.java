@@ -613,6 +613,22 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                 SlotAssignment row = row(state.cluster(), m.slot());
                 List<String> candidates = new ArrayList<>(row.getCandidates());
                 int at = candidates.indexOf(m.source());
+                if (at < 0 && (row.getSpread().contains(m.source()) || row.getSpreadHeld().contains(m.source()))) {
+                    // a draining node's spread or held shard: the target holds it in its place (docs/design.md §3.5)
+                    List<String> spread = new ArrayList<>(row.getSpread());
+                    List<String> held = new ArrayList<>(row.getSpreadHeld());
+                    boolean inSpread = spread.contains(m.source());
+                    List<String> list = inSpread ? spread : held;
+                    list.set(list.indexOf(m.source()), m.target());
+                    publish(row, now, r -> r.setSpread(spread), r -> r.setSpreadHeld(held), r -> r.setRoutingEpoch(epoch),
+                            r -> r.setSpreadReason("node " + m.source() + " draining: its " + (inSpread ? "spread" : "held")
+                                    + " shard moved to " + m.target() + " (" + m.id() + ")"), CoordinatorProcessor::clearInFlight);
+                    committed.record();
+                    switched = true;
+                    LOG.info("{}: switched the {} shard of slot {} from {} to {} at routing epoch {}", state.cluster(),
+                            inSpread ? "spread" : "held", m.slot(), m.source(), m.target(), epoch);
+                    continue;
+                }
                 if (at < 0) {
                     // the table changed under the migration: nothing else writes it, so this is a bug
                     throw new IllegalStateException("slot " + m.slot() + " of " + state.cluster() + " no longer names " + m.source());
@@ -764,7 +780,8 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                 }
                 // a slot's spread and held nodes are in the set the plan sees, so that no migration targets one
                 // (an aborted copy would drop what it received); their shards of it are no migration's source
-                // (a switch replaces a candidate): they stay where they were written (docs/design.md §3.5)
+                // (they stay where they were written, docs/design.md §3.5), but a draining node's: a drain moves
+                // everything the node holds, and its switch replaces it in the list that names it
                 List<String> holders = new ArrayList<>(row.getCandidates());
                 for (String node : concat(row.getSpread(), row.getSpreadHeld())) {
                     holders.add(node);
@@ -777,7 +794,8 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             List<CapacityReading> planned = new ArrayList<>();
             for (CapacityReading r : readings) {
                 Set<Integer> out = spreadShards.get(r.node());
-                if (out == null) {
+                Member member = members.get(storeKey(cluster, r.node()));
+                if (out == null || member != null && member.standing() == Member.Standing.DRAINING) {
                     planned.add(r);
                 } else {
                     Map<Integer, Long> shards = new HashMap<>(r.shardBytes());
@@ -1209,7 +1227,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             }
         }
         for (Member m : pending) {
-            Map<Integer, Long> held = MembershipChanges.heldAsCandidate(m.node(), reading(cluster, m.node()), rows);
+            Map<Integer, Long> held = MembershipChanges.held(m.node(), reading(cluster, m.node()), rows);
             int shards = (int) held.values().stream().filter(b -> b > 0).count();
             long bytes = held.values().stream().mapToLong(Long::longValue).sum();
             if (shards == 0) {
@@ -1275,7 +1293,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     private void startDrain(String cluster, String node, Member m, long now) {
         List<MembershipChanges.Row> rows = rows(cluster);
         Map<Integer, MembershipChanges.Row> marked = MembershipChanges.markReadOnly(rows, node);
-        Map<Integer, Long> held = MembershipChanges.heldAsCandidate(node, reading(cluster, node), rows);
+        Map<Integer, Long> held = MembershipChanges.held(node, reading(cluster, node), rows);
         int shards = (int) held.values().stream().filter(b -> b > 0).count();
         long bytes = held.values().stream().mapToLong(Long::longValue).sum();
         String rack = m != null ? m.rack() : capacity.get(storeKey(cluster, node)) != null
@@ -1311,7 +1329,9 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                 LostParticipants.touches(state.batch(), m.node()))) {
             return;
         }
-        Map<Integer, MembershipChanges.Row> replaced = replacing(cluster, rows, m.node(), Set.of());
+        // it holds nothing of the slots it spread or held either (their shards moved like the others): it leaves them
+        Map<Integer, MembershipChanges.Row> replaced = new java.util.TreeMap<>(MembershipChanges.dropFromSpread(rows, m.node()));
+        replaced.putAll(replacing(cluster, rows, m.node(), Set.of(), false));
         members.put(storeKey(cluster, m.node()), m.with(Member.Standing.DRAINED, now));
         step(cluster, now, s -> {
             RepairState next = publishUpdate(cluster, replaced, s, now);
@@ -1333,7 +1353,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         Map<Integer, Long> held = MembershipChanges.held(node, reading(cluster, node), rows);
         RepairState before = repairs.get(cluster);
         Set<Integer> keep = before == null ? Set.of() : LostParticipants.switchesStillToCome(before.batch(), node);
-        Map<Integer, MembershipChanges.Row> replaced = replacing(cluster, rows, node, keep);
+        Map<Integer, MembershipChanges.Row> replaced = replacing(cluster, rows, node, keep, true);
         Member m = members.get(storeKey(cluster, node));
         CapacityEvent latest = capacity.get(storeKey(cluster, node));
         String rack = m != null ? m.rack() : latest != null ? latest.getRack() : null;
@@ -1382,11 +1402,13 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     }
 
     /** Replacements of {@code node} in every set holding it, on the ring of the cluster's members. */
-    private Map<Integer, MembershipChanges.Row> replacing(String cluster, List<MembershipChanges.Row> rows, String node, Set<Integer> keep) {
+    private Map<Integer, MembershipChanges.Row> replacing(String cluster, List<MembershipChanges.Row> rows, String node, Set<Integer> keep,
+            boolean spreadAndHeld) {
         Members live = members(cluster);
         Set<String> eligible = new HashSet<>(live.eligible());
         eligible.remove(node);
-        return MembershipChanges.replace(rows, node, live.racks(), eligible, keep, settings.slotCount(), settings.vnodesPerUnit());
+        return MembershipChanges.replace(rows, node, live.racks(), eligible, keep, settings.slotCount(), settings.vnodesPerUnit(),
+                spreadAndHeld);
     }
 
     /** A cluster's members with their racks (for the ring), and the nodes that may take writes (active, reporting). */

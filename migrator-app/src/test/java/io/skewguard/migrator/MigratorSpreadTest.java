@@ -238,6 +238,39 @@ class MigratorSpreadTest {
     }
 
     @Test
+    void aSpreadNodeDrainedToTheEndHasItsSpreadShardMovedLikeTheOthersAndLeavesTheSlot() {
+        cluster(Map.of("max-parallel", "4"));
+        reports(3, 0.35);
+        String node = harness.latestRows().get(HOT).getSpread().get(0);
+        agents.nodes.get(node).shards().put(HOT, 3 * GB); // what the spread wrote there
+        harness.sendCapacity(agents);
+
+        harness.sendOperator(node, MembershipState.DRAINING);
+        for (int round = 0; round < 40 && !drained(node); round++) {
+            harness.runAgents(agents, 10_000);
+            harness.advance(Duration.ofMinutes(1));
+            harness.sendCapacity(agents);
+        }
+
+        assertThat(drained(node)).as("DRAINED written").isTrue();
+        assertThat(agents.nodes.get(node).shards()).as("everything moved away").isEmpty();
+        assertThat(harness.latestRows().values()).noneMatch(r -> r.getCandidates().contains(node) || r.getSpread().contains(node)
+                || r.getSpreadHeld().contains(node));
+        // the spread shard went to a node that holds it in the drained node's place, through a migration of its own
+        io.skewguard.schemas.MigrationCommand copy = harness.allCommands.stream()
+                .filter(c -> c.getSlot() == HOT && c.getSourceNode().equals(node) && c.getPhase() == MigrationPhase.COPY)
+                .findFirst().orElseThrow();
+        SlotAssignment hot = harness.latestRows().get(HOT);
+        assertThat(hot.getSpreadHeld()).contains(copy.getTargetNode());
+        assertThat(agents.nodes.get(copy.getTargetNode()).shards()).containsKey(HOT);
+        assertThat(hot.getCandidates()).doesNotContain(copy.getTargetNode());
+    }
+
+    private boolean drained(String node) {
+        return harness.allMembership.stream().anyMatch(m -> m.getNode().equals(node) && m.getState() == MembershipState.DRAINED);
+    }
+
+    @Test
     void everySpreadAndNarrowGoesToTheDecisionLogWithItsReason() {
         cluster(Map.of());
         reports(3, 0.35);

@@ -113,12 +113,21 @@ public final class MembershipChanges {
      */
     public static Map<Integer, Row> replace(Collection<Row> rows, String leaving, Map<String, String> members, Set<String> eligible,
             Set<Integer> keep, int slotCount, int vnodesPerUnit) {
+        return replace(rows, leaving, members, eligible, keep, slotCount, vnodesPerUnit, true);
+    }
+
+    /**
+     * As above; with {@code spreadAndHeld} false (a drained node: it still runs and holds what spread
+     * writes it received) only the candidate sets are changed, and the node stays a held node.
+     */
+    public static Map<Integer, Row> replace(Collection<Row> rows, String leaving, Map<String, String> members, Set<String> eligible,
+            Set<Integer> keep, int slotCount, int vnodesPerUnit, boolean spreadAndHeld) {
         List<Node> nodes = new ArrayList<>();
         new TreeMap<>(members).forEach((id, rack) -> nodes.add(new Node(id, rack, 1.0)));
         HashRing ring = nodes.isEmpty() ? null : HashRing.of(nodes, vnodesPerUnit);
         Map<Integer, Row> changed = new TreeMap<>();
         for (Row row : rows) {
-            if (!row.names(leaving) || keep.contains(row.slot())) {
+            if (!(spreadAndHeld ? row.names(leaving) : row.candidates().contains(leaving)) || keep.contains(row.slot())) {
                 continue;
             }
             String replacement = ring == null ? null : replacement(ring, row, leaving, eligible, slotCount);
@@ -171,8 +180,8 @@ public final class MembershipChanges {
 
     /**
      * True when a drain is over: the node's latest capacity report, taken after the read-only mark,
-     * shows no bytes in any slot whose candidate set still holds it, and no running batch moves a
-     * shard to or from it.
+     * shows no bytes in any slot whose row still names it (as candidate, spread or held node), and no
+     * running batch moves a shard to or from it.
      */
     public static boolean drained(Member member, CapacityReading latest, Collection<Row> rows, boolean inRunningBatch) {
         if (member.standing() != Member.Standing.DRAINING || latest == null || inRunningBatch
@@ -180,11 +189,30 @@ public final class MembershipChanges {
             return false;
         }
         for (Row row : rows) {
-            if (row.candidates().contains(member.node()) && latest.shardBytes().getOrDefault(row.slot(), 0L) > 0) {
+            if (row.names(member.node()) && latest.shardBytes().getOrDefault(row.slot(), 0L) > 0) {
                 return false;
             }
         }
         return true;
+    }
+
+    /**
+     * The rows that name {@code node} as a spread or held node, without it: a drained node holds
+     * nothing of them any more (its shards there moved like the others), so it just leaves.
+     */
+    public static Map<Integer, Row> dropFromSpread(Collection<Row> rows, String node) {
+        Map<Integer, Row> changed = new TreeMap<>();
+        for (Row row : rows) {
+            if (row.spread().contains(node) || row.held().contains(node)) {
+                List<String> spread = new ArrayList<>(row.spread());
+                List<String> held = new ArrayList<>(row.held());
+                spread.remove(node);
+                held.remove(node);
+                changed.put(row.slot(), row.withSpread(spread, held, "node " + node + " drained: it leaves the slot's "
+                        + (row.spread().contains(node) ? "spread" : "held") + " nodes"));
+            }
+        }
+        return changed;
     }
 
     /**
@@ -197,20 +225,6 @@ public final class MembershipChanges {
             if (row.names(node)) {
                 long bytes = latest == null ? 0 : latest.shardBytes().getOrDefault(row.slot(), 0L);
                 held.put(row.slot(), bytes);
-            }
-        }
-        return held;
-    }
-
-    /**
-     * The slots (with bytes, in slot order) whose candidate set holds {@code node}: what a drain moves
-     * away. What it holds as a spread or held node stays there and is served (docs/design.md §3.5).
-     */
-    public static Map<Integer, Long> heldAsCandidate(String node, CapacityReading latest, Collection<Row> rows) {
-        Map<Integer, Long> held = new TreeMap<>();
-        for (Row row : rows) {
-            if (row.candidates().contains(node)) {
-                held.put(row.slot(), latest == null ? 0 : latest.shardBytes().getOrDefault(row.slot(), 0L));
             }
         }
         return held;

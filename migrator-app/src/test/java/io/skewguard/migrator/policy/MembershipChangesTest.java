@@ -112,6 +112,21 @@ class MembershipChangesTest {
         assertThat(MembershipChanges.replace(spreadRows(), "e", RACKS, Set.of(), Set.of(), 4, 150).get(0).held()).isEmpty();
         CapacityReading e = new CapacityReading("e", 10, 100, "r2", Map.of(0, 10L), 0);
         assertThat(MembershipChanges.held("e", e, spreadRows())).containsExactly(Map.entry(0, 10L));
-        assertThat(MembershipChanges.heldAsCandidate("e", e, spreadRows())).isEmpty();
+    }
+
+    @Test
+    void aDrainIsOverOnlyOnceTheNodeHoldsNothingOfTheSlotsItSpreadOrHeldEitherAndThenItLeavesThem() {
+        Member draining = Member.active("e", "r2", 0).draining(100, 1, 10);
+        CapacityReading holding = new CapacityReading("e", 10, 100, "r2", Map.of(0, 10L), 200);
+        CapacityReading empty = new CapacityReading("e", 0, 100, "r2", Map.of(), 300);
+        assertThat(MembershipChanges.drained(draining, holding, spreadRows(), false)).isFalse();
+        assertThat(MembershipChanges.drained(draining, empty, spreadRows(), false)).isTrue();
+        Map<Integer, Row> left = MembershipChanges.dropFromSpread(spreadRows(), "e");
+        assertThat(left).containsOnlyKeys(0);
+        assertThat(left.get(0).held()).isEmpty();
+        assertThat(left.get(0).spread()).containsExactly("c", "d");
+        // the candidate sets are another update's: a drained node is replaced there, not dropped from a spread
+        assertThat(MembershipChanges.replace(spreadRows(), "c", RACKS, Set.of("a", "b", "d", "e", "f"), Set.of(), 4, 150, false))
+                .containsOnlyKeys(1);
     }
 }
