@@ -3,9 +3,9 @@ package io.skewguard.trials;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.skewguard.testkit.KafkaBrokerExtension;
-import io.skewguard.trials.KillTrial.Kill;
-import io.skewguard.trials.KillTrial.Outcome;
-import io.skewguard.trials.KillTrial.Point;
+import io.skewguard.trials.Trial.Kill;
+import io.skewguard.trials.Trial.Outcome;
+import io.skewguard.trials.Trial.Point;
 import io.skewguard.trials.TrialStack.App;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -81,14 +81,14 @@ class KillTrialsIT {
         List<Outcome> outcomes = new ArrayList<>();
         for (int i = 0; i < trials.size(); i++) {
             String name = "trial-" + SEED + "-" + (i + 1);
-            Outcome o = KillTrial.run(KAFKA.broker(), root.resolve(name), name, SEED * 1000 + i, trials.get(i));
+            Outcome o = Trial.run(KAFKA.broker(), root.resolve(name), name, SEED * 1000 + i, trials.get(i));
             outcomes.add(o);
-            LOG.info("TRIAL {} seed {}: {} in {} s (start {} s); kills {}; {}; violations {}", o.name(), o.seed(),
+            LOG.info("TRIAL {} seed {}: {} in {} s (start {} s); steps {}; {}; violations {}", o.name(), o.seed(),
                     o.passed() ? "PASSED" : "FAILED", o.totalMillis() / 1000, o.startMillis() / 1000,
-                    o.kills(), o.figures(), o.violations());
+                    o.steps(), o.figures(), o.violations());
         }
         TrialReport.write(root.resolve("report.md"), SEED, outcomes);
         assertThat(outcomes).allSatisfy(o -> assertThat(o.violations()).as("%s (seed %s, kills %s, files in %s)",
-                o.name(), o.seed(), o.kills(), o.dir()).isEmpty());
+                o.name(), o.seed(), o.steps(), o.dir()).isEmpty());
     }
 }

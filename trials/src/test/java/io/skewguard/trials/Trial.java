@@ -45,10 +45,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One kill trial: a {@link TrialStack} driven into a repair with migrations in flight, then one or
- * more processes killed with SIGKILL at chosen points of the loop (each started again at once with
- * its state and data), the loop brought to rest, and {@link TrialChecks} run on what the topics and
- * the stores hold.
+ * One trial of the loop: a {@link TrialStack} driven into a repair with migrations in flight, then
+ * disturbed step by step — processes killed with SIGKILL at chosen points of the loop (each started
+ * again at once with its state and data), the broker restarted or stopped for a while —, the loop
+ * brought to rest, and {@link TrialChecks} run on what the topics and the stores hold.
  *
  * <p><b>Kill points.</b> A point is a moment seen from outside: in the topics (both PREPAREs of a
  * migration answered, a new weight epoch), in the agents' state files and consumer-group offsets.
@@ -58,15 +58,20 @@ import org.slf4j.LoggerFactory;
  * there; otherwise it lets the process go on and waits for the next such moment. Nothing in the
  * applications knows about the trial.
  *
- * <p><b>Rest.</b> After the kills, the agent service is stopped with SIGTERM and started without
+ * <p><b>The broker.</b> A restart stops the broker and starts it at once on the same ports with the
+ * same data; an outage keeps it stopped for a given time. Every process must still run throughout
+ * (none may exit), and the loop must go on by itself afterwards: a command is sent after the broker
+ * is back.
+ *
+ * <p><b>Rest.</b> After the steps, the agent service is stopped with SIGTERM and started without
  * load, and the migrator is stopped and started with a target it has reached, so that the repair
  * ends after its running batch; the trial then waits until no migration is in flight, every agent
  * has consumed and committed every command and no command has come for a while, stops every
  * process with SIGTERM and reads the history.
  */
-final class KillTrial {
+final class Trial {
 
-    private static final Logger LOG = LoggerFactory.getLogger(KillTrial.class);
+    private static final Logger LOG = LoggerFactory.getLogger(Trial.class);
 
     /** Where in the loop a process is killed. */
     enum Point {
@@ -90,8 +95,11 @@ final class KillTrial {
         }
     }
 
-    /** Kill {@code app} at {@code point}. */
-    record Kill(App app, Point point) {
+    /** One disturbance of a trial. */
+    sealed interface Step permits Kill, BrokerRestart, BrokerOutage {}
+
+    /** Kill {@code app} at {@code point}, then start it again. */
+    record Kill(App app, Point point) implements Step {
         Kill {
             if (!point.apps.contains(app)) {
                 throw new IllegalArgumentException(point + " is not a point of the " + app);
@@ -104,11 +112,27 @@ final class KillTrial {
         }
     }
 
-    /** A kill as it happened: what the trial saw when it killed, and when (ms after the start). */
-    record Killed(Kill kill, String moment, long atMillis) {}
+    /** Stop the broker and start it again at once, same ports and data. */
+    record BrokerRestart() implements Step {
+        @Override
+        public String toString() {
+            return "broker restart";
+        }
+    }
+
+    /** Stop the broker for {@code down}, then start it again, same ports and data. */
+    record BrokerOutage(Duration down) implements Step {
+        @Override
+        public String toString() {
+            return "broker down " + down.toSeconds() + " s";
+        }
+    }
+
+    /** A step as it happened: what the trial saw when it took it, and when (ms after the start). */
+    record Taken(Step step, String moment, long atMillis) {}
 
     /** What a trial found. */
-    record Outcome(String name, long seed, List<Killed> kills, Map<String, Long> figures, List<String> violations,
+    record Outcome(String name, long seed, List<Taken> steps, Map<String, Long> figures, List<String> violations,
                    long startMillis, long totalMillis, Path dir) {
         boolean passed() {
             return violations.isEmpty();
@@ -131,7 +155,7 @@ final class KillTrial {
     private final Follower<MigrationStatus> statuses;
     private final Follower<SlotAssignment> slots;
 
-    private KillTrial(TrialStack stack, long seed) {
+    private Trial(TrialStack stack, long seed) {
         this.stack = stack;
         this.random = new Random(seed);
         EmbeddedKafka b = stack.broker();
@@ -148,21 +172,28 @@ final class KillTrial {
 
     /**
      * Runs a trial named {@code name} (its topic prefix) on {@code broker}, files under {@code dir}:
-     * starts the stack, kills as {@code kills} say, in order, brings the loop to rest and checks.
+     * starts the stack, takes {@code steps} in order, brings the loop to rest and checks.
      */
-    static Outcome run(EmbeddedKafka broker, Path dir, String name, long seed, List<Kill> kills) throws Exception {
+    static Outcome run(EmbeddedKafka broker, Path dir, String name, long seed, List<? extends Step> steps) throws Exception {
+        return run(broker, dir, name, seed, steps, stack -> { });
+    }
+
+    /** As {@link #run(EmbeddedKafka, Path, String, long, List)}, with settings of the processes given by {@code configure}. */
+    static Outcome run(EmbeddedKafka broker, Path dir, String name, long seed, List<? extends Step> steps,
+                       java.util.function.Consumer<TrialStack> configure) throws Exception {
         long t0 = System.nanoTime();
         long startMillis = 0;
-        List<Killed> done = new ArrayList<>();
+        List<Taken> done = new ArrayList<>();
         org.apache.kafka.common.utils.Utils.delete(dir.toFile()); // a run before this one left its files
         try (TrialStack stack = new TrialStack(broker, dir, name, seed)) {
             stack.createTopics();
-            KillTrial trial = new KillTrial(stack, seed);
+            configure.accept(stack);
+            Trial trial = new Trial(stack, seed);
             try {
                 stack.start();
                 startMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-                LOG.info("TRIAL {} seed {}: started in {} ms; kills {}", name, seed, startMillis, kills);
-                trial.killAll(kills, done);
+                LOG.info("TRIAL {} seed {}: started in {} ms; steps {}", name, seed, startMillis, steps);
+                trial.takeAll(steps, done);
                 trial.rest();
                 TrialHistory history = trial.history();
                 List<String> violations = new ArrayList<>(TrialChecks.violations(history));
@@ -189,21 +220,70 @@ final class KillTrial {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedAt);
     }
 
-    // ------------------------------------------------------------------------------------ kills
+    // ------------------------------------------------------------------------------------ steps
 
-    private void killAll(List<Kill> kills, List<Killed> done) throws Exception {
+    private void takeAll(List<? extends Step> steps, List<Taken> done) throws Exception {
         // both repairs under way: a weight epoch and a copy
         weights.await("the balancer's first round", ws -> !ws.isEmpty(), TrialStack.START);
         commands.await("the migrator's first COPY", cs -> cs.stream().anyMatch(c -> c.getPhase() == MigrationPhase.COPY),
                 TrialStack.START);
-        for (Kill kill : kills) {
-            String moment = killAt(kill);
-            Killed k = new Killed(kill, moment, elapsedMillis());
-            LOG.info("TRIAL {}: killed {} at {} ms: {}", stack.name(), kill, k.atMillis(), moment);
-            done.add(k);
-            stack.restart(kill.app());
-            LOG.info("TRIAL {}: {} ready again after {} ms", stack.name(), kill.app().label(), elapsedMillis() - k.atMillis());
+        for (Step step : steps) {
+            if (step instanceof Kill kill) {
+                String moment = killAt(kill);
+                Taken t = new Taken(kill, moment, elapsedMillis());
+                LOG.info("TRIAL {}: killed {} at {} ms: {}", stack.name(), kill, t.atMillis(), moment);
+                done.add(t);
+                stack.restart(kill.app());
+                LOG.info("TRIAL {}: {} ready again after {} ms", stack.name(), kill.app().label(), elapsedMillis() - t.atMillis());
+            } else if (step instanceof BrokerOutage outage) {
+                done.add(brokerDown(outage, outage.down()));
+            } else {
+                done.add(brokerDown(step, Duration.ZERO));
+            }
         }
+    }
+
+    /**
+     * Stops the broker for {@code down} (a restart: at once), checking every 100 ms meanwhile that no
+     * process ends, starts it again, and waits until a command is sent after it is back.
+     */
+    private Taken brokerDown(Step step, Duration down) throws Exception {
+        commands.awaitCaughtUp(Duration.ofSeconds(10));
+        weights.awaitCaughtUp(Duration.ofSeconds(10));
+        String inFlight = inFlight();
+        long at = elapsedMillis();
+        int commandsBefore = commands.records().size() + weights.records().size();
+        EmbeddedKafka broker = stack.broker();
+        broker.stop();
+        long until = System.nanoTime() + down.toNanos();
+        do {
+            List<App> ended = stack.ended();
+            if (!ended.isEmpty()) {
+                throw new IllegalStateException(stack.name() + ": " + ended + " ended while the broker was down; output:\n"
+                        + stack.lastOutput(ended.get(0)));
+            }
+            Thread.sleep(100);
+        } while (System.nanoTime() < until);
+        broker.resume();
+        long back = elapsedMillis();
+        LOG.info("TRIAL {}: {} at {} ms (in flight: {}), back after {} ms", stack.name(), step, at, inFlight, back - at);
+        long deadline = System.nanoTime() + POINT_WAIT.toNanos();
+        while (commands.records().size() + weights.records().size() == commandsBefore
+                || !commands.caughtUp() || !weights.caughtUp()) {
+            List<App> ended = stack.ended();
+            if (!ended.isEmpty()) {
+                throw new IllegalStateException(stack.name() + ": " + ended + " ended after the broker came back; output:\n"
+                        + stack.lastOutput(ended.get(0)));
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(stack.name() + ": no command within " + POINT_WAIT + " after the broker came back");
+            }
+            Thread.sleep(100);
+        }
+        // every command sent while the broker was away, and the one after, is on the topics now
+        long resumed = elapsedMillis() - back;
+        return new Taken(step, "broker away " + (back - at) + " ms with in flight: " + inFlight + "; a command "
+                + resumed + " ms after it was back; no process ended", at);
     }
 
     private String killAt(Kill kill) throws Exception {

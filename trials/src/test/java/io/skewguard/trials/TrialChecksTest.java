@@ -121,6 +121,14 @@ class TrialChecksTest {
     }
 
     @Test
+    void aClearedAlertMayTurnNormalAndObservingAgainInOneTickButNoTransitionGoesBackInTime() {
+        alerts.add(alert(AlertState.NORMAL, AlertState.OBSERVING, 31));
+        assertThat(violations()).isEmpty();
+        alerts.add(alert(AlertState.OBSERVING, AlertState.NORMAL, 20));
+        assertThat(violations()).singleElement().asString().contains("c1/HEAT/NORMAL/20 (before c1/HEAT/OBSERVING/31)");
+    }
+
+    @Test
     void aReportWrittenTwiceForOneTickIsFound() {
         reports.add(report(11));
         assertThat(violations()).singleElement().asString().startsWith("reports written twice for one tick: 1");

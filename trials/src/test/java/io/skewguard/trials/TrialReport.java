@@ -1,7 +1,7 @@
 package io.skewguard.trials;
 
-import io.skewguard.trials.KillTrial.Killed;
-import io.skewguard.trials.KillTrial.Outcome;
+import io.skewguard.trials.Trial.Outcome;
+import io.skewguard.trials.Trial.Taken;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -9,7 +9,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Collectors;
 
-/** The table of a run of kill trials, in Markdown: one row per trial. */
+/** The table of a run of trials, in Markdown: one row per trial. */
 final class TrialReport {
 
     private TrialReport() {
@@ -19,12 +19,12 @@ final class TrialReport {
         StringBuilder b = new StringBuilder();
         long passed = outcomes.stream().filter(Outcome::passed).count();
         b.append("Seed ").append(seed).append(": ").append(passed).append(" of ").append(outcomes.size()).append(" trials passed.\n\n");
-        b.append("| trial | killed | moment of the kill | start s | total s | migrations committed / aborted | weight epochs | alert transitions | keys written | violations |\n");
+        b.append("| trial | steps | moment of each step | start s | total s | migrations committed / aborted | weight epochs | alert transitions | keys written | violations |\n");
         b.append("|---|---|---|---:|---:|---:|---:|---:|---:|---|\n");
         for (Outcome o : outcomes) {
             b.append("| ").append(o.name())
-                    .append(" | ").append(o.kills().stream().map(k -> k.kill().toString()).collect(Collectors.joining("; ")))
-                    .append(" | ").append(o.kills().stream().map(Killed::moment).collect(Collectors.joining("; ")).replace("|", "/"))
+                    .append(" | ").append(o.steps().stream().map(t -> t.step().toString()).collect(Collectors.joining("; ")))
+                    .append(" | ").append(o.steps().stream().map(Taken::moment).collect(Collectors.joining("; ")).replace("|", "/"))
                     .append(" | ").append(o.startMillis() / 1000)
                     .append(" | ").append(o.totalMillis() / 1000)
                     .append(" | ").append(o.figures().getOrDefault("migrations committed", 0L)).append(" / ")

@@ -261,9 +261,10 @@ final class TrialStack implements AutoCloseable {
         return gone;
     }
 
-    /** Everything {@code app}'s current run wrote. */
-    String output(App app) {
-        return process(app).output();
+    /** Everything {@code app}'s latest run wrote, also once it has ended by itself. */
+    String lastOutput(App app) {
+        AppProcess p = running.get(app);
+        return p == null ? "(" + app.label() + " was stopped or killed by the trial)" : p.output();
     }
 
     /** The output file of {@code app}'s {@code n}-th start (1-based). */
