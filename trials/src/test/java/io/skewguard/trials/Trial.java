@@ -120,11 +120,15 @@ final class Trial {
         }
     }
 
-    /** Stop the broker for {@code down}, then start it again, same ports and data. */
-    record BrokerOutage(Duration down) implements Step {
+    /**
+     * Stop the broker for {@code down}, then start it again, same ports and data; with
+     * {@code atAgentCommit}, the outage begins while an agent has applied a command and not committed
+     * its offset (the agent frozen there, the broker stopped, the agent let go on).
+     */
+    record BrokerOutage(Duration down, boolean atAgentCommit) implements Step {
         @Override
         public String toString() {
-            return "broker down " + down.toSeconds() + " s";
+            return "broker down " + down.toSeconds() + " s" + (atAgentCommit ? " from an agent's apply before its commit" : "");
         }
     }
 
@@ -185,7 +189,7 @@ final class Trial {
         long startMillis = 0;
         List<Taken> done = new ArrayList<>();
         org.apache.kafka.common.utils.Utils.delete(dir.toFile()); // a run before this one left its files
-        try (TrialStack stack = new TrialStack(broker, dir, name, seed)) {
+        try (TrialStack stack = new TrialStack(broker, dir, name)) {
             stack.createTopics();
             configure.accept(stack);
             Trial trial = new Trial(stack, seed);
@@ -237,10 +241,25 @@ final class Trial {
                 LOG.info("TRIAL {}: {} ready again after {} ms", stack.name(), kill.app().label(), elapsedMillis() - t.atMillis());
             } else if (step instanceof BrokerOutage outage) {
                 done.add(brokerDown(outage, outage.down()));
+                LOG.info("TRIAL {}: {}", stack.name(), done.get(done.size() - 1).moment());
             } else {
                 done.add(brokerDown(step, Duration.ZERO));
             }
+            stepsDoneAt = commits();
         }
+    }
+
+    /** COMMITs sent so far. */
+    private long commits() {
+        return commands.values().stream().filter(c -> c.getPhase() == MigrationPhase.COMMIT).count();
+    }
+
+    private long stepsDoneAt;
+
+    /** The repair goes on after the last step: a migration commits after it. */
+    private void awaitCommitAfterTheSteps() throws InterruptedException {
+        long before = stepsDoneAt;
+        commands.await("a COMMIT after the last step", cs -> commits() > before, POINT_WAIT);
     }
 
     /**
@@ -251,10 +270,23 @@ final class Trial {
         commands.awaitCaughtUp(Duration.ofSeconds(10));
         weights.awaitCaughtUp(Duration.ofSeconds(10));
         String inFlight = inFlight();
-        long at = elapsedMillis();
-        int commandsBefore = commands.records().size() + weights.records().size();
         EmbeddedKafka broker = stack.broker();
-        broker.stop();
+        String when = "";
+        int commandsBefore;
+        long at;
+        if (step instanceof BrokerOutage o && o.atAgentCommit()) {
+            // the broker goes away while the agent holds an applied command whose offset it has not committed
+            when = "; it went while " + atApplyBeforeCommit(agent -> {
+                broker.stop();
+                agent.thaw();
+            });
+            commandsBefore = commands.records().size() + weights.records().size();
+            at = elapsedMillis();
+        } else {
+            commandsBefore = commands.records().size() + weights.records().size();
+            at = elapsedMillis();
+            broker.stop();
+        }
         long until = System.nanoTime() + down.toNanos();
         do {
             List<App> ended = stack.ended();
@@ -282,7 +314,7 @@ final class Trial {
         }
         // every command sent while the broker was away, and the one after, is on the topics now
         long resumed = elapsedMillis() - back;
-        return new Taken(step, "broker away " + (back - at) + " ms with in flight: " + inFlight + "; a command "
+        return new Taken(step, "broker away " + (back - at) + " ms with in flight: " + inFlight + when + "; a command "
                 + resumed + " ms after it was back; no process ended", at);
     }
 
@@ -426,6 +458,17 @@ final class Trial {
      * group has not committed its offset then (and still has not a moment later), kills it.
      */
     private String betweenApplyAndCommit() throws Exception {
+        return atApplyBeforeCommit(agent -> stack.kill(App.AGENT));
+    }
+
+    /** What the trial does with the agent service frozen between an apply and its offset commit. */
+    @FunctionalInterface
+    private interface AtCommit {
+        void act(AppProcess frozenAgent) throws Exception;
+    }
+
+    /** Finds the moment (see {@link #betweenApplyAndCommit}) and runs {@code there} on the frozen agent service. */
+    private String atApplyBeforeCommit(AtCommit there) throws Exception {
         Set<String> tried = new HashSet<>();
         long deadline = System.nanoTime() + POINT_WAIT.toNanos();
         int missed = 0;
@@ -446,7 +489,7 @@ final class Trial {
                     if (!committed(d)) {
                         Thread.sleep(50); // a commit request on its way when the freeze came has arrived by now
                         if (!committed(d)) {
-                            stack.kill(App.AGENT);
+                            there.act(agent);
                             return d.node() + " applied " + describe(d) + " (" + d.topic() + "-" + d.partition() + "@" + d.offset()
                                     + ") and had not committed its offset" + (missed == 0 ? "" : " (" + missed + " commands committed before the freeze)");
                         }
@@ -458,7 +501,7 @@ final class Trial {
                 agent.thaw();
             }
         }
-        throw new IllegalStateException(stack.name() + ": no command caught between its apply and its offset commit within "
+        throw new IllegalStateException(stack.name() + ": no command of an agent caught between its apply and its offset commit within "
                 + POINT_WAIT + " (" + missed + " committed before the freeze took hold)");
     }
 
@@ -514,6 +557,7 @@ final class Trial {
     // ------------------------------------------------------------------------------------ rest
 
     private void rest() throws Exception {
+        awaitCommitAfterTheSteps();
         long restFrom = elapsedMillis();
         // no more load, and a target the repair has reached: it ends after its running batch
         stack.set(App.AGENT, "write-load", "0");
