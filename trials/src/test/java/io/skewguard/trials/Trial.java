@@ -141,6 +141,13 @@ final class Trial {
         boolean passed() {
             return violations.isEmpty();
         }
+
+        /** This outcome with one violation more. */
+        Outcome with(String violation) {
+            List<String> more = new ArrayList<>(violations);
+            more.add(violation);
+            return new Outcome(name, seed, steps, figures, more, startMillis, totalMillis, dir);
+        }
     }
 
     private static final Duration POINT_WAIT = Duration.ofSeconds(90);
@@ -201,7 +208,8 @@ final class Trial {
                 trial.rest();
                 TrialHistory history = trial.history();
                 List<String> violations = new ArrayList<>(TrialChecks.violations(history));
-                Map<String, Long> figures = TrialChecks.figures(history);
+                Map<String, Long> figures = new LinkedHashMap<>(TrialChecks.figures(history));
+                figures.putAll(trial.deadLetters());
                 // a trial that did not drive the loop through a repair proves nothing
                 for (String exercised : List.of("weight epochs", "migrations committed", "keys written", "alert transitions")) {
                     if (figures.getOrDefault(exercised, 0L) == 0) {
@@ -256,11 +264,20 @@ final class Trial {
 
     private long stepsDoneAt;
 
-    /** The repair goes on after the last step: a migration commits after it. */
-    private void awaitCommitAfterTheSteps() throws InterruptedException {
+    /**
+     * Lets the loop run on after the last step until a migration commits after it, for at most
+     * {@link #RUN_ON}: none comes if the repair reached its target meanwhile, which the checks then
+     * judge as it is (every migration finished, at least one committed in the trial).
+     */
+    private void runOnAfterTheSteps() throws InterruptedException {
         long before = stepsDoneAt;
-        commands.await("a COMMIT after the last step", cs -> commits() > before, POINT_WAIT);
+        long deadline = System.nanoTime() + RUN_ON.toNanos();
+        while (commits() <= before && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
     }
+
+    private static final Duration RUN_ON = Duration.ofSeconds(20);
 
     /**
      * Stops the broker for {@code down} (a restart: at once), checking every 100 ms meanwhile that no
@@ -453,9 +470,12 @@ final class Trial {
     private record Delivered(String topic, int partition, long offset, String node, Object command) {}
 
     /**
-     * Steps the agent service (freeze, look, thaw) from the moment a new command for one of its nodes
-     * is on a command topic, until that node's state file shows it applied: if the node's consumer
-     * group has not committed its offset then (and still has not a moment later), kills it.
+     * Looks at the agent service frozen, again and again (freeze, look, thaw, a few ms of running),
+     * until one look finds a node that has applied a command (its state file shows the command's
+     * effect) whose offset its consumer group has not committed (and still has not 50 ms later, so no
+     * commit request was on its way): then kills it there. Only the first record of each effect counts
+     * (the first PREPARE of a migration to a node, the first command of a weight epoch): a repeat
+     * finds its effect recorded before it is read.
      */
     private String betweenApplyAndCommit() throws Exception {
         return atApplyBeforeCommit(agent -> stack.kill(App.AGENT));
@@ -469,40 +489,59 @@ final class Trial {
 
     /** Finds the moment (see {@link #betweenApplyAndCommit}) and runs {@code there} on the frozen agent service. */
     private String atApplyBeforeCommit(AtCommit there) throws Exception {
-        Set<String> tried = new HashSet<>();
         long deadline = System.nanoTime() + POINT_WAIT.toNanos();
-        int missed = 0;
+        int looks = 0;
         while (System.nanoTime() < deadline) {
-            Optional<Delivered> next = newCommands().stream().filter(d -> !tried.contains(d.topic() + d.partition() + "@" + d.offset()))
-                    .filter(d -> !applied(d)).findFirst();
-            if (next.isEmpty()) {
-                Thread.sleep(1);
-                continue;
-            }
-            Delivered d = next.get();
-            tried.add(d.topic() + d.partition() + "@" + d.offset());
             AppProcess agent = stack.process(App.AGENT);
-            long stepUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (System.nanoTime() < stepUntil) {
-                agent.freeze();
-                if (applied(d)) {
-                    if (!committed(d)) {
-                        Thread.sleep(50); // a commit request on its way when the freeze came has arrived by now
-                        if (!committed(d)) {
-                            there.act(agent);
-                            return d.node() + " applied " + describe(d) + " (" + d.topic() + "-" + d.partition() + "@" + d.offset()
-                                    + ") and had not committed its offset" + (missed == 0 ? "" : " (" + missed + " commands committed before the freeze)");
-                        }
-                    }
-                    missed++;
-                    agent.thaw();
-                    break;
+            agent.freeze();
+            looks++;
+            Optional<Delivered> caught = appliedNotCommitted();
+            if (caught.isPresent()) {
+                Thread.sleep(50); // a commit request on its way when the freeze came has arrived by now
+                Delivered d = caught.get();
+                if (!committed(d)) {
+                    there.act(agent);
+                    return d.node() + " applied " + describe(d) + " (" + d.topic() + "-" + d.partition() + "@" + d.offset()
+                            + ") and had not committed its offset (" + looks + " looks)";
                 }
-                agent.thaw();
             }
+            agent.thaw();
+            Thread.sleep(1 + random.nextInt(10));
         }
         throw new IllegalStateException(stack.name() + ": no command of an agent caught between its apply and its offset commit within "
-                + POINT_WAIT + " (" + missed + " committed before the freeze took hold)");
+                + POINT_WAIT + " (" + looks + " looks)");
+    }
+
+    /** A command record that is the first of its effect, applied by its node, its offset not committed by the node's group. */
+    private Optional<Delivered> appliedNotCommitted() throws Exception {
+        Map<String, Delivered> firstOfEffect = new LinkedHashMap<>();
+        for (Delivered d : newCommands()) {
+            String effect = d.node() + " " + (d.command() instanceof WeightCommand w ? "weight " + w.getEpoch()
+                    : ((MigrationCommand) d.command()).getMigrationId() + " " + ((MigrationCommand) d.command()).getPhase());
+            firstOfEffect.putIfAbsent(effect, d);
+        }
+        Map<String, Map<TopicPartition, OffsetAndMetadata>> committed = new HashMap<>();
+        Map<String, AgentState> states = new HashMap<>();
+        for (Delivered d : firstOfEffect.values()) {
+            Map<TopicPartition, OffsetAndMetadata> offsets = committed.computeIfAbsent(d.node(), this::committedOffsets);
+            OffsetAndMetadata o = offsets.get(new TopicPartition(d.topic(), d.partition()));
+            if (o != null && o.offset() > d.offset()) {
+                continue; // committed
+            }
+            if (applied(states.computeIfAbsent(d.node(), stack::appliedState), d)) {
+                return Optional.of(d);
+            }
+        }
+        return Optional.empty();
+    }
+
+    private Map<TopicPartition, OffsetAndMetadata> committedOffsets(String node) {
+        try {
+            return stack.broker().adminClient().listConsumerGroupOffsets(TrialStack.agentGroup(node))
+                    .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read the committed offsets of " + TrialStack.agentGroup(node), e);
+        }
     }
 
     private List<Delivered> newCommands() {
@@ -520,8 +559,7 @@ final class Trial {
         return all;
     }
 
-    private boolean applied(Delivered d) {
-        AgentState s = stack.appliedState(d.node());
+    private static boolean applied(AgentState s, Delivered d) {
         if (d.command() instanceof WeightCommand w) {
             return s.weightEpoch() >= w.getEpoch();
         }
@@ -531,7 +569,7 @@ final class Trial {
             return false;
         }
         return switch (c.getPhase()) {
-            case COPY -> true;
+            case COPY -> r.stage() != Stage.ABORTED; // a tombstone of an ABORT that came first is not the COPY's doing
             case PREPARE -> r.stage() == Stage.PREPARED || r.stage() == Stage.COMMITTED || r.stage() == Stage.CLEANED;
             case COMMIT -> r.stage() == Stage.COMMITTED || r.stage() == Stage.CLEANED;
             case CLEANUP -> r.stage() == Stage.CLEANED;
@@ -547,17 +585,15 @@ final class Trial {
         return c.getPhase() + " of " + c.getMigrationId();
     }
 
-    private boolean committed(Delivered d) throws Exception {
-        Map<TopicPartition, OffsetAndMetadata> offsets = stack.broker().adminClient()
-                .listConsumerGroupOffsets(TrialStack.agentGroup(d.node())).partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
-        OffsetAndMetadata o = offsets.get(new TopicPartition(d.topic(), d.partition()));
+    private boolean committed(Delivered d) {
+        OffsetAndMetadata o = committedOffsets(d.node()).get(new TopicPartition(d.topic(), d.partition()));
         return o != null && o.offset() > d.offset();
     }
 
     // ------------------------------------------------------------------------------------ rest
 
     private void rest() throws Exception {
-        awaitCommitAfterTheSteps();
+        runOnAfterTheSteps();
         long restFrom = elapsedMillis();
         // no more load, and a target the repair has reached: it ends after its running batch
         stack.set(App.AGENT, "write-load", "0");
@@ -681,6 +717,35 @@ final class Trial {
         var journal = Files.exists(stack.journal()) ? WriteJournal.lastWrites(stack.journal()) : Map.<String, WriteJournal.LastWrite>of();
         return new TrialHistory(TrialStack.CLUSTER, startingTable(), alerts.values(), reports.values(), weights.values(),
                 nodeWeights.values(), commands.values(), statuses.values(), slots.values(), agents, stores, journal, unconsumed());
+    }
+
+    /**
+     * The dead-letter topic, counted by the code of each letter's reason ({@code late}, {@code
+     * invalid}, …): not part of the checks (a dead letter is the apps' documented answer to input they
+     * refuse), but of the trial's figures.
+     */
+    private Map<String, Long> deadLetters() {
+        Map<String, Object> config = new HashMap<>(stack.broker().clientProperties());
+        config.put(org.apache.kafka.clients.consumer.ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        config.put(org.apache.kafka.clients.consumer.ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        Map<String, Long> byReason = new TreeMap<>();
+        try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<>(config,
+                new org.apache.kafka.common.serialization.ByteArrayDeserializer(), new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+            List<TopicPartition> partitions = consumer.partitionsFor(stack.topics().dlq(), Duration.ofSeconds(30)).stream()
+                    .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions, Duration.ofSeconds(30));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp)) && System.nanoTime() < deadline) {
+                for (var r : consumer.poll(Duration.ofMillis(200))) {
+                    var h = r.headers().lastHeader(io.skewguard.schemas.DeadLetter.REASON);
+                    String reason = h == null ? "(no reason)" : new String(h.value(), java.nio.charset.StandardCharsets.UTF_8);
+                    byReason.merge("dead letters " + reason.split(":", 2)[0], 1L, Long::sum);
+                }
+            }
+        }
+        return byReason;
     }
 
     /** The writers' starting table: the ring of the hosted nodes, as the agent service builds it. */

@@ -19,8 +19,8 @@ final class TrialReport {
         StringBuilder b = new StringBuilder();
         long passed = outcomes.stream().filter(Outcome::passed).count();
         b.append("Seed ").append(seed).append(": ").append(passed).append(" of ").append(outcomes.size()).append(" trials passed.\n\n");
-        b.append("| trial | steps | moment of each step | start s | total s | migrations committed / aborted | weight epochs | alert transitions | keys written | violations |\n");
-        b.append("|---|---|---|---:|---:|---:|---:|---:|---:|---|\n");
+        b.append("| trial | steps | moment of each step | start s | total s | migrations committed / aborted | weight epochs | alert transitions | keys written | dead letters | violations |\n");
+        b.append("|---|---|---|---:|---:|---:|---:|---:|---:|---|---|\n");
         for (Outcome o : outcomes) {
             b.append("| ").append(o.name())
                     .append(" | ").append(o.steps().stream().map(t -> t.step().toString()).collect(Collectors.joining("; ")))
@@ -32,6 +32,9 @@ final class TrialReport {
                     .append(" | ").append(o.figures().getOrDefault("weight epochs", 0L))
                     .append(" | ").append(o.figures().getOrDefault("alert transitions", 0L))
                     .append(" | ").append(o.figures().getOrDefault("keys written", 0L))
+                    .append(" | ").append(o.figures().entrySet().stream().filter(e -> e.getKey().startsWith("dead letters "))
+                            .map(e -> e.getKey().substring("dead letters ".length()) + " " + e.getValue())
+                            .collect(Collectors.joining(", ", "", "")).replace("|", "/"))
                     .append(" | ").append(o.violations().isEmpty() ? "none" : String.join("; ", o.violations()).replace("|", "/"))
                     .append(" |\n");
         }

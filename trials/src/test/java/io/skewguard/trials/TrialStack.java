@@ -63,6 +63,11 @@ final class TrialStack implements AutoCloseable {
         }
     }
 
+    /** The trials' broker: consumer sessions may be as short as 1 s (Kafka's lowest default is 6 s). */
+    static EmbeddedKafka.Builder trialBroker() {
+        return EmbeddedKafka.builder().brokerProperty("group.min.session.timeout.ms", "1000");
+    }
+
     static final String CLUSTER = "c1";
     static final int NODES = 4;
     static final int SLOTS = 16;
@@ -300,9 +305,10 @@ final class TrialStack implements AutoCloseable {
         s.put("schema.registry.url", registry.url());
         s.put("topic-prefix", topics.prefix());
         s.put("health-port", Integer.toString(healthPorts.get(app)));
-        // the broker's lowest session timeout: a killed member's partitions move on within seconds
-        s.put("session.timeout.ms", "6000");
-        s.put("heartbeat.interval.ms", "1500");
+        // a short session (the trials' broker allows it, BROKER): a killed member's partitions move on
+        // within seconds, so a restarted process does not wait for its own dead member
+        s.put("session.timeout.ms", "3000");
+        s.put("heartbeat.interval.ms", "750");
         switch (app) {
             case DETECTOR -> {
                 s.put("application.id", applicationId(app));
@@ -325,6 +331,8 @@ final class TrialStack implements AutoCloseable {
                 s.put("commit-interval", "200ms");
                 s.put("round-interval", "1s");
                 s.put("repair-target", "0.05");
+                // small steps: the weight repair goes on for about half a minute of rounds
+                s.put("max-step", "0.02");
             }
             case MIGRATOR -> {
                 s.put("application.id", applicationId(app));
@@ -342,7 +350,9 @@ final class TrialStack implements AutoCloseable {
                 s.put("prepare-timeout", "10s");
                 s.put("retry-interval", "2s");
                 s.put("abort-timeout", "5s");
-                s.put("maintenance-factor", "0");
+                // the load keeps skewing the cluster: a repair that ended starts again once the CV rises
+                s.put("maintenance-factor", "1");
+                s.put("maintenance-hold", "2s");
             }
             case AGENT -> {
                 s.put("cluster", CLUSTER);
