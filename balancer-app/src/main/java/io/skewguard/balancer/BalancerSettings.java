@@ -108,7 +108,9 @@ public record BalancerSettings(
                                             + "dead-letter topic (reason 'stale'): the balancer steers by the load of now. The "
                                             + "default is Kafka's default retention, so a balancer catching up within it reads "
                                             + "everything.")
-                            .validatedBy(Validator.positive()))
+                            .validatedBy(Validator.positive()),
+                    CommonSettings.operatorKeysFile(),
+                    CommonSettings.decisionInterval())
             .fixes("processing.guarantee", "exactly_once_v2",
                     "a round's controller state, weight commands and node weights commit in one transaction; "
                             + "with at-least-once a restart could repeat an epoch with different weights")
@@ -124,6 +126,7 @@ public record BalancerSettings(
      * @throws SettingsException when the values break a rule that spans several settings
      */
     public static BalancerSettings from(Settings s) {
+        CommonSettings.operatorKeys(s); // a bad keys file is a start-up error, not a stream of refusals
         ControllerSettings controller;
         try {
             controller = new ControllerSettings(
@@ -190,14 +193,24 @@ public record BalancerSettings(
         return PoisonPills.routedTo(settings.clientProperties(ClientType.STREAMS), topics().dlq());
     }
 
-    /** How far ahead of this process's clock a report's {@code windowEnd} or an alert's times may lie. */
     /** {@code max-event-age}: how far behind this process's clock a report's or alert's time may lie. */
     public Duration maxEventAge() {
         return settings.duration(MAX_EVENT_AGE);
     }
 
+    /** How far ahead of this process's clock a report's {@code windowEnd} or an alert's times may lie. */
     public FutureSkew futureSkew() {
         return FutureSkew.of(settings.duration(CommonSettings.MAX_FUTURE_SKEW));
+    }
+
+    /** The operators' keys ({@code operator-keys-file}); none: controls are not authenticated. */
+    public io.skewguard.schemas.auth.NodeKeys operatorKeys() {
+        return CommonSettings.operatorKeys(settings);
+    }
+
+    /** {@code decision-interval}: how often an unchanged decision is published again. */
+    public Duration decisionInterval() {
+        return settings.duration(CommonSettings.DECISION_INTERVAL);
     }
 
     /** One line, secrets hidden. */

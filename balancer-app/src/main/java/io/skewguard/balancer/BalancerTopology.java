@@ -17,7 +17,9 @@ import org.apache.kafka.streams.state.Stores;
  * Wiring of the balancer: {@code skew.reports} and {@code skew.alerts} (both keyed by cluster; they
  * must have the same partition count) into one {@link WeightRoundProcessor} with the per-cluster
  * controller state store, out to {@code skew.weight-commands}, the compacted {@code
- * skew.node-weights} and {@code skew.dlq}.
+ * skew.node-weights}, {@code skew.proposals} (dry run), {@code skew.decisions} (the decision log) and
+ * {@code skew.dlq}. The operators' {@code skew.control} topic is a global store ({@link ControlTable})
+ * the rounds read their cluster's controls from.
  *
  * <p>Sources read raw bytes so that undecodable records reach the dead-letter topic as they came.
  */
@@ -31,6 +33,9 @@ public final class BalancerTopology {
      * {@code node} (an empty node for the cluster itself), value the record's timestamp.
      */
     public static final String SEEN_STORE = "balancer-last-seen";
+
+    /** Name of the global store of the operators' control records (key as on the control topic, value as published). */
+    public static final String CONTROL_STORE = "balancer-controls";
 
     private BalancerTopology() {}
 
@@ -52,6 +57,10 @@ public final class BalancerTopology {
     public static Topology build(BalancerSettings settings, WeightPolicy policy,
             Function<String, KeyValueBytesStoreSupplier> stores) {
         Topics topics = settings.topics();
+        if (!settings.operatorKeys().configured()) {
+            org.slf4j.LoggerFactory.getLogger(BalancerTopology.class).warn("no operator-keys-file: control records are not "
+                    + "authenticated; any client that can write the control topic can pause or dry-run this balancer (docs/security.md)");
+        }
         ByteArrayDeserializer bytesIn = new ByteArrayDeserializer();
         // an output over the producer's limit is a dead letter, not a transaction that never commits
         Serializer<byte[]> bytesOut = OutputLimit.of(settings.streamsProperties()).bound(new ByteArraySerializer());
@@ -71,7 +80,13 @@ public final class BalancerTopology {
                 "weight-rounds");
         topology.addSink(WeightRoundProcessor.WEIGHTS_SINK, topics.nodeWeights(), bytesOut, bytesOut,
                 "weight-rounds");
+        topology.addSink(WeightRoundProcessor.PROPOSALS_SINK, topics.proposals(), bytesOut, bytesOut, "weight-rounds");
+        topology.addSink(WeightRoundProcessor.DECISIONS_SINK, topics.decisions(), bytesOut, bytesOut, "weight-rounds");
         topology.addSink(WeightRoundProcessor.DLQ_SINK, topics.dlq(), bytesOut, bytesOut, "weight-rounds");
+        topology.addGlobalStore(
+                Stores.keyValueStoreBuilder(stores.apply(CONTROL_STORE), Serdes.String(), Serdes.ByteArray()).withLoggingDisabled(),
+                "control-source", bytesIn, bytesIn, topics.control(), "control-table",
+                () -> new ControlTable(CONTROL_STORE, topics.control(), settings.serdeConfig(), settings.operatorKeys()));
         return topology;
     }
 }

@@ -1,5 +1,6 @@
 package io.skewguard.balancer;
 
+import io.skewguard.balancer.policy.ControllerSettings;
 import io.skewguard.balancer.policy.ControllerState;
 import io.skewguard.balancer.policy.LoadSnapshot;
 import io.skewguard.balancer.policy.Round;
@@ -9,6 +10,12 @@ import io.skewguard.balancer.policy.WeightPolicy;
 import io.skewguard.schemas.AlertKind;
 import io.skewguard.schemas.AlertState;
 import io.skewguard.schemas.DeadLetter;
+import io.skewguard.schemas.Decision;
+import io.skewguard.schemas.OperatorControl;
+import io.skewguard.schemas.Proposal;
+import io.skewguard.schemas.ProposedWeight;
+import io.skewguard.runtime.control.ClusterControls;
+import io.skewguard.runtime.control.DecisionLog;
 import io.skewguard.schemas.NodeWeight;
 import io.skewguard.schemas.SkewAlert;
 import io.skewguard.schemas.SkewReport;
@@ -68,6 +75,9 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
     static final String COMMANDS_SINK = "weight-commands-sink";
     static final String WEIGHTS_SINK = "node-weights-sink";
     static final String DLQ_SINK = "dlq-sink";
+    static final String PROPOSALS_SINK = "proposals-sink";
+    static final String DECISIONS_SINK = "decisions-sink";
+    static final String APP = "balancer";
 
     private final Topics topics;
     private final Map<String, Object> serdeConfig;
@@ -83,6 +93,13 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
     private SchemaRegistrySerde<SkewAlert> alerts;
     private SchemaRegistrySerde<WeightCommand> commands;
     private SchemaRegistrySerde<NodeWeight> weights;
+    private SchemaRegistrySerde<OperatorControl> controlSerde;
+    private SchemaRegistrySerde<Proposal> proposals;
+    private SchemaRegistrySerde<Decision> decisions;
+    private KeyValueStore<String, byte[]> controls;
+    private DecisionLog decisionLog;
+    private final ControllerSettings controller;
+    private final long decisionIntervalMs;
     private Sensor deadLetters;
 
     WeightRoundProcessor(BalancerSettings settings, WeightPolicy policy) {
@@ -91,6 +108,8 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
         this.policy = policy;
         this.reader = new ReportReader(settings.clusters(), settings.futureSkew(), settings.maxEventAge());
         this.limits = settings.limits();
+        this.controller = settings.controller();
+        this.decisionIntervalMs = settings.decisionInterval().toMillis();
     }
 
     @Override
@@ -106,6 +125,11 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
         this.alerts = SchemaRegistrySerde.of(SkewAlert.class, serdeConfig, false);
         this.commands = SchemaRegistrySerde.of(WeightCommand.class, serdeConfig, false);
         this.weights = SchemaRegistrySerde.of(NodeWeight.class, serdeConfig, false);
+        this.controlSerde = SchemaRegistrySerde.of(OperatorControl.class, serdeConfig, false);
+        this.proposals = SchemaRegistrySerde.of(Proposal.class, serdeConfig, false);
+        this.decisions = SchemaRegistrySerde.of(Decision.class, serdeConfig, false);
+        this.controls = context.getStateStore(BalancerTopology.CONTROL_STORE);
+        this.decisionLog = new DecisionLog(APP, decisionIntervalMs);
         this.deadLetters = context.metrics().addRateTotalSensor(
                 "balancer", context.taskId().toString(), "dead-letter", Sensor.RecordingLevel.INFO);
     }
@@ -172,7 +196,21 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
         String cluster = snapshot.cluster();
         admit(cluster, snapshot.nodes().stream().map(NodeLoad::node).toList(), timestamp);
         ControllerState before = stateOf(cluster);
-        Round round = policy.onReport(before, snapshot);
+        ClusterControls held = ControlTable.controls(controls, cluster, controlSerde, topics.control());
+        if (held.paused()) {
+            // no round at all: the state stays as it is, so a resume goes on where it stopped
+            decide(cluster, false, "PAUSED", String.format(Locale.ROOT, "paused by an operator: no weight round; heat Gini %.3f, "
+                    + "weights epoch %d%s", report.getHeatGini(), before.epoch(), before.repairing() ? ", a repair is armed" : ""),
+                    figures(report, before, 0), snapshot.time(), timestamp);
+            return;
+        }
+        Round round = policy.onReport(before, snapshot.holding(held.excluded()));
+        if (round.outcome().opensEpoch() && held.dryRun()) {
+            // what the round would do, published instead of done: nothing is stored or sent, so the
+            // next report proposes again from the same state (at most once per decision-interval)
+            propose(cluster, report, round, snapshot, timestamp);
+            return;
+        }
         if (!round.state().equals(before)) {
             store.put(cluster, round.state());
         }
@@ -181,6 +219,131 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
         if (round.outcome().opensEpoch()) {
             publish(cluster, round, timestamp);
         }
+        explain(cluster, report, before, round, held, snapshot.time(), timestamp);
+    }
+
+    /** The decision log's line for a round the controller decided (docs/operations.md, "Operator control"). */
+    private void explain(String cluster, SkewReport report, ControllerState before, Round round, ClusterControls held, long time,
+            long timestamp) {
+        ControllerState after = round.state();
+        double gini = round.heatGini();
+        String reason = round.outcome().name();
+        String message;
+        switch (round.outcome()) {
+            case ADJUSTED, DECAYED -> message = String.format(Locale.ROOT, "weights epoch %d: %d weight%s %s (%s); heat Gini %.3f",
+                    after.epoch(), round.changes().size(), round.changes().size() == 1 ? "" : "s",
+                    round.outcome() == RoundOutcome.ADJUSTED ? "changed" : "decayed toward 1.0", changes(round.changes()), gini);
+            case TOO_SOON -> message = String.format(Locale.ROOT, "next round at %s (round-interval %s after the last one); heat Gini %.3f",
+                    Instant.ofEpochMilli(before.lastRoundAt() + controller.minRoundInterval().toMillis()),
+                    io.skewguard.runtime.settings.Durations.format(controller.minRoundInterval()), gini);
+            case TARGET_REACHED -> message = String.format(Locale.ROOT, "repair done: heat Gini %.3f at or below the repair target %.3f; "
+                    + "weights stay", gini, controller.repairTarget());
+            case INSIDE_DEADBAND -> message = String.format(Locale.ROOT, "repair done: every node's load ratio is within 1 ± %.2f; "
+                    + "heat Gini %.3f", controller.deadband(), gini);
+            case FLOOR_REACHED -> message = String.format(Locale.ROOT, "weights reached their floor: heat Gini %.3f is above the repair "
+                    + "target %.3f, but every node outside the deadband sits at its bound (%d at %.2f, %d at %.2f); only migration "
+                    + "can do more", gini, controller.repairTarget(), atWeight(after, controller.minWeight()), controller.minWeight(),
+                    atWeight(after, controller.maxWeight()), controller.maxWeight());
+            case UNMEASURABLE -> message = "no node has both heat and a capacity report: the round waits";
+            case EXCLUDED -> message = String.format(Locale.ROOT, "only excluded nodes (%s) would change: their weights stay as they "
+                    + "are; heat Gini %.3f", String.join(", ", held.excluded()), gini);
+            case IDLE -> {
+                boolean cooling = report.getHeatState() == AlertState.OBSERVING;
+                reason = cooling ? "COOLDOWN" : "BELOW_THRESHOLD";
+                message = cooling
+                        ? String.format(Locale.ROOT, "heat Gini %.3f is above the HEAT threshold; the alert is OBSERVING and a repair "
+                                + "starts once it is CONFIRMED after the cooldown", gini)
+                        : String.format(Locale.ROOT, "no repair: the HEAT alert is %s (heat Gini %.3f)", report.getHeatState(), gini);
+            }
+            default -> throw new IllegalStateException("unknown outcome " + round.outcome());
+        }
+        decide(cluster, round.outcome().opensEpoch(), reason, message, figures(report, after, round.changes().size()), time, timestamp);
+    }
+
+    /** A round that would open an epoch, in dry run: a proposal and a DRY_RUN decision, once per decision-interval. */
+    private void propose(String cluster, SkewReport report, Round round, LoadSnapshot snapshot, long timestamp) {
+        double expected = expectedGini(snapshot, round.changes());
+        String message = String.format(Locale.ROOT, "dry run: would open weights epoch %d changing %d weight%s (%s); heat Gini %.3f, "
+                        + "expected %.3f", round.state().epoch(), round.changes().size(), round.changes().size() == 1 ? "" : "s",
+                changes(round.changes()), round.heatGini(), expected);
+        Map<String, Double> figures = figures(report, stateOf(cluster), round.changes().size());
+        figures.put("expectedHeatGini", expected);
+        if (!decide(cluster, false, "DRY_RUN", message, figures, snapshot.time(), timestamp)) {
+            return;
+        }
+        List<ProposedWeight> proposed = new ArrayList<>();
+        for (WeightChange c : round.changes()) {
+            proposed.add(new ProposedWeight(c.node(), c.oldWeight(), c.newWeight(), c.loadRatio()));
+        }
+        Proposal proposal = Proposal.newBuilder()
+                .setCluster(cluster)
+                .setApp(APP)
+                .setWeights(proposed)
+                .setMetric("heat Gini")
+                .setCurrent(round.heatGini())
+                .setExpected(expected)
+                .setBytesToMove(0)
+                .setProposedAt(Instant.ofEpochMilli(snapshot.time()))
+                .build();
+        forward(PROPOSALS_SINK, topics.proposals(), cluster, proposals.serializer().serialize(topics.proposals(), proposal), timestamp);
+    }
+
+    /**
+     * The heat Gini the changes are expected to give: each node's heat scaled by its weight change
+     * (new / old), then the Gini of heat over capacity share as the detector computes it. A
+     * first-order estimate — a node's share of a slot's writes is its effective weight over the sum
+     * of its candidates', so the scale is exact only for a node whose fellow candidates keep theirs.
+     */
+    static double expectedGini(LoadSnapshot snapshot, List<WeightChange> changes) {
+        Map<String, Double> factor = new HashMap<>();
+        for (WeightChange c : changes) {
+            factor.put(c.node(), c.newWeight() / c.oldWeight());
+        }
+        double[] perCapacity = new double[snapshot.nodes().size()];
+        int i = 0;
+        for (NodeLoad n : snapshot.nodes()) {
+            double heat = n.heat() * factor.getOrDefault(n.node(), 1.0);
+            perCapacity[i++] = n.capacity() > 0 ? heat / n.capacity() : 0;
+        }
+        return io.skewguard.core.stats.Gini.of(perCapacity);
+    }
+
+    private static Map<String, Double> figures(SkewReport report, ControllerState state, int changed) {
+        Map<String, Double> f = new java.util.LinkedHashMap<>();
+        f.put("heatGini", report.getHeatGini());
+        f.put("weightsEpoch", (double) state.epoch());
+        f.put("repairing", state.repairing() ? 1.0 : 0.0);
+        f.put("changed", (double) changed);
+        return f;
+    }
+
+    private static int atWeight(ControllerState state, double weight) {
+        int n = 0;
+        for (var c : state.nodes().values()) {
+            n += Math.abs(c.weight() - weight) < 1e-9 ? 1 : 0;
+        }
+        return n;
+    }
+
+    private static String changes(List<WeightChange> changes) {
+        List<String> shown = new ArrayList<>();
+        for (WeightChange c : changes) {
+            if (shown.size() == 6) {
+                shown.add("… " + (changes.size() - 6) + " more");
+                break;
+            }
+            shown.add(String.format(Locale.ROOT, "%s %.2f→%.2f", c.node(), c.oldWeight(), c.newWeight()));
+        }
+        return String.join(", ", shown);
+    }
+
+    /** Publishes the decision when the log says it is due; true if it did. */
+    private boolean decide(String cluster, boolean acted, String reason, String message, Map<String, Double> figures, long time,
+            long timestamp) {
+        Optional<Decision> d = decisionLog.decide(cluster, acted, reason, message, figures, time);
+        d.ifPresent(decision -> forward(DECISIONS_SINK, topics.decisions(), cluster,
+                decisions.serializer().serialize(topics.decisions(), decision), timestamp));
+        return d.isPresent();
     }
 
     /**
@@ -309,6 +472,7 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
             }
             rows.forEach(seen::delete);
             store.delete(cluster);
+            decisionLog.forget(cluster);
             if (clusterCount > 0) {
                 clusterCount--;
             }
@@ -399,6 +563,7 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
             }
             case UNMEASURABLE -> LOG.info("cluster {}: no node has both heat and a capacity report; the round waits",
                     cluster);
+            case EXCLUDED -> LOG.debug("cluster {}: only excluded nodes would change; their weights stay", cluster);
             case IDLE, TOO_SOON -> LOG.debug("cluster {}: {}", cluster, outcome);
         }
     }
@@ -409,7 +574,8 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
 
     @Override
     public void close() {
-        for (SchemaRegistrySerde<?> serde : new SchemaRegistrySerde<?>[] {reports, alerts, commands, weights}) {
+        for (SchemaRegistrySerde<?> serde : new SchemaRegistrySerde<?>[] {reports, alerts, commands, weights, controlSerde, proposals,
+                decisions}) {
             if (serde != null) {
                 serde.close();
             }

@@ -2,7 +2,13 @@ package io.skewguard.balancer;
 
 import io.skewguard.balancer.policy.LoadSnapshot;
 import io.skewguard.balancer.policy.NodeLoad;
+import io.skewguard.runtime.control.ControlRecords;
 import io.skewguard.schemas.AlertKind;
+import io.skewguard.schemas.ControlKind;
+import io.skewguard.schemas.Decision;
+import io.skewguard.schemas.OperatorControl;
+import io.skewguard.schemas.Proposal;
+import io.skewguard.schemas.auth.NodeSignature;
 import io.skewguard.schemas.AlertState;
 import io.skewguard.schemas.NodeFigures;
 import io.skewguard.schemas.NodeWeight;
@@ -42,6 +48,10 @@ final class BalancerHarness implements AutoCloseable {
     private final TestOutputTopic<String, WeightCommand> commandsOut;
     private final TestOutputTopic<String, NodeWeight> weightsOut;
     private final TestOutputTopic<byte[], byte[]> dlqOut;
+    private final SchemaRegistrySerde<OperatorControl> controls;
+    private final TestInputTopic<byte[], byte[]> controlIn;
+    private final TestOutputTopic<String, Proposal> proposalsOut;
+    private final TestOutputTopic<String, Decision> decisionsOut;
 
     BalancerHarness(String clusters) {
         this(Map.of("clusters", clusters));
@@ -69,6 +79,37 @@ final class BalancerHarness implements AutoCloseable {
         commandsOut = driver.createOutputTopic(topics.weightCommands(), new StringDeserializer(), commands.deserializer());
         weightsOut = driver.createOutputTopic(topics.nodeWeights(), new StringDeserializer(), weights.deserializer());
         dlqOut = driver.createOutputTopic(topics.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        controls = SchemaRegistrySerde.of(OperatorControl.class, serde, false);
+        controlIn = driver.createInputTopic(topics.control(), bytes, bytes);
+        proposalsOut = driver.createOutputTopic(topics.proposals(), new StringDeserializer(),
+                SchemaRegistrySerde.of(Proposal.class, serde, false).deserializer());
+        decisionsOut = driver.createOutputTopic(topics.decisions(), new StringDeserializer(),
+                SchemaRegistrySerde.of(Decision.class, serde, false).deserializer());
+    }
+
+    /** An operator's control record as 'skewguard ctl' writes it, under its key; signed with {@code key} if given. */
+    void control(ControlKind kind, boolean on, Long bytesPerSec, String node, String operator, NodeSignature key) {
+        OperatorControl c = OperatorControl.newBuilder().setCluster("c1").setControl(kind).setEnabled(on).setBytesPerSec(bytesPerSec)
+                .setNode(node).setOperator(operator).setUpdatedAt(Instant.EPOCH).build();
+        byte[] recordKey = ControlRecords.key("c1", kind, node).getBytes(StandardCharsets.UTF_8);
+        byte[] value = controls.serializer().serialize(topics.control(), c);
+        org.apache.kafka.common.header.internals.RecordHeaders headers = new org.apache.kafka.common.header.internals.RecordHeaders();
+        if (key != null) {
+            key.signInto(headers, topics.control(), recordKey, value);
+        }
+        controlIn.pipeInput(new TestRecord<>(recordKey, value, headers, Instant.EPOCH));
+    }
+
+    void control(ControlKind kind, boolean on) {
+        control(kind, on, null, null, "alice", null);
+    }
+
+    List<TestRecord<String, Proposal>> proposals() {
+        return proposalsOut.readRecordsToList();
+    }
+
+    List<TestRecord<String, Decision>> decisions() {
+        return decisionsOut.readRecordsToList();
     }
 
     static SkewReport report(LoadSnapshot snapshot) {

@@ -93,7 +93,8 @@ class BalancerIT {
         EmbeddedKafka broker = KAFKA.broker();
         Topics topics = new Topics("balancer-it.");
         broker.createTopics(2, topics.reports(), topics.alerts(), topics.weightCommands(), topics.dlq());
-        broker.createCompactedTopics(2, topics.nodeWeights());
+        broker.createTopics(2, topics.proposals(), topics.decisions());
+        broker.createCompactedTopics(2, topics.nodeWeights(), topics.control());
         BalancerSettings settings = BalancerSettings.of(Map.of(
                 "bootstrap.servers", broker.bootstrapServers(),
                 "schema.registry.url", "mock://" + SCOPE,

@@ -66,7 +66,8 @@ class BalancerRegistryOutageIT {
         EmbeddedKafka broker = KAFKA.broker();
         Topics topics = new Topics("balancer-outage.");
         broker.createTopics(1, topics.reports(), topics.alerts(), topics.weightCommands(), topics.dlq());
-        broker.createCompactedTopics(1, topics.nodeWeights());
+        broker.createTopics(1, topics.proposals(), topics.decisions());
+        broker.createCompactedTopics(1, topics.nodeWeights(), topics.control());
         Map<String, Object> mine = Map.of("schema.registry.url", "mock://" + scope);
         var reports = SchemaRegistrySerde.of(SkewReport.class, mine, false);
         var alerts = SchemaRegistrySerde.of(SkewAlert.class, mine, false);

@@ -85,7 +85,8 @@ class SkewRepairLoopIT {
         Topics topics = new Topics("loop.");
         broker.createTopics(3, topics.nodeWrites(), topics.nodeCapacity());
         broker.createTopics(1, topics.reports(), topics.alerts(), topics.weightCommands(), topics.dlq());
-        broker.createCompactedTopics(1, topics.nodeWeights(), topics.slotTable());
+        broker.createTopics(1, topics.proposals(), topics.decisions());
+        broker.createCompactedTopics(1, topics.nodeWeights(), topics.control(), topics.slotTable());
         Map<String, Object> serde = Map.of("schema.registry.url", "mock://" + SCOPE);
 
         DetectorSettings detectorSettings = DetectorSettings.of(Map.ofEntries(

@@ -29,6 +29,7 @@ import picocli.CommandLine.Command;
             io.skewguard.runtime.topics.TopicsCommand.class,
             io.skewguard.runtime.acls.AclsCommand.class,
             io.skewguard.migrator.membership.NodeCommand.class,
+            io.skewguard.migrator.control.CtlCommand.class,
             io.skewguard.dashboard.DashboardCommand.class,
             // the simulators and the embedded demo
             io.skewguard.sim.placement.PlacementSimCommand.class,

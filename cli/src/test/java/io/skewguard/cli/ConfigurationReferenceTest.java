@@ -26,8 +26,8 @@ class ConfigurationReferenceTest {
 
     /** Every model of a command a user runs, in the order of the reference. */
     static final List<SettingsModel> MODELS = List.of(DetectorSettings.MODEL, BalancerSettings.MODEL, MigratorSettings.MODEL,
-            AgentServiceSettings.MODEL, TopicPlan.MODEL, NodeCommand.MODEL, AclsCommand.MODEL,
-            DashboardCommand.MODEL);
+            AgentServiceSettings.MODEL, TopicPlan.MODEL, NodeCommand.MODEL, io.skewguard.migrator.control.CtlCommand.MODEL,
+            AclsCommand.MODEL, DashboardCommand.MODEL);
 
     static final Path REFERENCE = Path.of("..", "docs", "configuration.md");
 

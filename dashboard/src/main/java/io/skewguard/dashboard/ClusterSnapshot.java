@@ -13,7 +13,10 @@ import java.util.Map;
  * @param alertStates the latest alert state per kind
  * @param migrationsByPhase running migrations per phase ({@code COPY}, {@code PREPARE}, {@code COMMIT},
  *     {@code CLEANUP}, {@code ABORT})
- * @param decisions what the loop decided, newest read first
+ * @param decisions what the loop decided, newest read first (alerts, rounds, batches, membership, the
+ *     operators' controls, and the apps' own decisions from the decision log)
+ * @param controls the operators' controls as they stand
+ * @param proposals the newest dry-run proposal of each app (balancer, migrator)
  * @param skippedRecords records of this dashboard's topics that could not be decoded (all clusters)
  */
 public record ClusterSnapshot(
@@ -31,6 +34,8 @@ public record ClusterSnapshot(
         long weightRounds,
         long routingEpoch,
         List<Decision> decisions,
+        Controls controls,
+        List<ProposalView> proposals,
         long skippedRecords) {
 
     /** One report: the end of its window and its figures. */
@@ -38,10 +43,21 @@ public record ClusterSnapshot(
 
     /**
      * One node: utilisation from the latest report, weight factor from the balancer (1 until it sets
-     * one), membership state from the membership topic ({@code null}: a member without a record).
+     * one), membership state from the membership topic ({@code null}: a member without a record),
+     * whether an operator excluded it.
      */
     public record NodeBar(String node, String rack, double utilisation, long usedBytes, long totalBytes, double weight,
-                          String membership) {}
+                          String membership, boolean excluded) {}
+
+    /** The controls: dry run, paused, the throttle in bytes per second (0: auto), the excluded nodes, all of it for people. */
+    public record Controls(boolean dryRun, boolean paused, long throttleBytesPerSec, List<String> excluded, String text) {}
+
+    /**
+     * A dry run's proposal: its app, when, the figure it acts on (now and expected), the bytes it
+     * would move, how many moves its first batch would start, and its items (at most 50 shown of {@code total}).
+     */
+    public record ProposalView(String app, long time, String metric, double current, double expected, long bytesToMove, int firstBatch,
+                               List<String> items, int total) {}
 
     /** A migration that has started and not yet been cleaned up or aborted. */
     public record RunningMigration(String id, String batch, int slot, String source, String target, String phase,

@@ -4,6 +4,10 @@ import io.skewguard.dashboard.ClusterSnapshot.Decision;
 import io.skewguard.dashboard.ClusterSnapshot.NodeBar;
 import io.skewguard.dashboard.ClusterSnapshot.Point;
 import io.skewguard.dashboard.ClusterSnapshot.RunningMigration;
+import io.skewguard.dashboard.ClusterSnapshot.Controls;
+import io.skewguard.dashboard.ClusterSnapshot.ProposalView;
+import io.skewguard.runtime.control.ClusterControls;
+import io.skewguard.runtime.control.ControlRecords;
 import io.skewguard.schemas.AlertKind;
 import io.skewguard.schemas.AlertState;
 import io.skewguard.schemas.MigrationCommand;
@@ -12,6 +16,10 @@ import io.skewguard.schemas.MigrationStatus;
 import io.skewguard.schemas.NodeFigures;
 import io.skewguard.schemas.NodeMembership;
 import io.skewguard.schemas.NodeWeight;
+import io.skewguard.schemas.OperatorControl;
+import io.skewguard.schemas.Proposal;
+import io.skewguard.schemas.ProposedMove;
+import io.skewguard.schemas.ProposedWeight;
 import io.skewguard.schemas.SkewAlert;
 import io.skewguard.schemas.SkewReport;
 import io.skewguard.schemas.SlotAssignment;
@@ -60,6 +68,8 @@ final class ClusterView {
     private final Set<String> batches = new LinkedHashSet<>();
     private final Map<Long, Round> rounds = new LinkedHashMap<>();
     private final Map<String, Decision> decisions = new LinkedHashMap<>();
+    private final Map<String, OperatorControl> controls = new TreeMap<>();
+    private final Map<String, Proposal> proposals = new TreeMap<>();
     private long latestWindowEnd = Long.MIN_VALUE;
     private long committed;
     private long aborted;
@@ -202,6 +212,45 @@ final class ClusterView {
                 "membership", "node " + m.getNode() + " " + m.getState() + " (" + m.getSource() + why + ")");
     }
 
+    /** An operator's control (the latest record of its key counts; an older one read late changes nothing). */
+    synchronized void onControl(OperatorControl c) {
+        String key = ControlRecords.key(c.getCluster(), c.getControl(), c.getNode());
+        OperatorControl known = controls.get(key);
+        if (known != null && known.getUpdatedAt().isAfter(c.getUpdatedAt())) {
+            return;
+        }
+        if (known == null && controls.size() >= limits.maxNodes()) {
+            return;
+        }
+        controls.put(key, c);
+        String why = c.getReason() == null || c.getReason().isBlank() ? "" : " (" + c.getReason() + ")";
+        decide("control:" + key + ":" + c.getUpdatedAt().toEpochMilli(), c.getUpdatedAt().toEpochMilli(), "control",
+                setting(c) + " by " + c.getOperator() + why);
+    }
+
+    /** A dry run's proposal: the newest of each app is shown. */
+    synchronized void onProposal(Proposal p) {
+        Proposal known = proposals.get(p.getApp());
+        if (known == null || !known.getProposedAt().isAfter(p.getProposedAt())) {
+            proposals.put(p.getApp(), p);
+        }
+    }
+
+    /** Why the balancer or the migrator acted or did not: a line of the log. */
+    synchronized void onDecision(io.skewguard.schemas.Decision d) {
+        long time = d.getDecidedAt().toEpochMilli();
+        decide("why:" + d.getApp() + ":" + time + ":" + d.getReason(), time, d.getApp(), d.getReason() + ": " + d.getMessage());
+    }
+
+    private static String setting(OperatorControl c) {
+        return switch (c.getControl()) {
+            case DRY_RUN -> "dry run " + (c.getEnabled() ? "on" : "off");
+            case PAUSE -> c.getEnabled() ? "paused" : "resumed";
+            case THROTTLE -> c.getEnabled() ? "throttle " + ClusterControls.rate(c.getBytesPerSec()) : "throttle auto";
+            case EXCLUDE -> "node " + c.getNode() + (c.getEnabled() ? " excluded" : " included");
+        };
+    }
+
     synchronized void onSlot(SlotAssignment row) {
         routingEpoch = Math.max(routingEpoch, row.getRoutingEpoch());
     }
@@ -337,7 +386,9 @@ final class ClusterView {
             }
             NodeFigures f = figures.get(node);
             bars.add(new NodeBar(node, f == null ? null : f.getRack(), f == null ? 0 : f.getUtilisation(), f == null ? 0 : f.getUsedBytes(),
-                    f == null ? 0 : f.getTotalBytes(), weights.getOrDefault(node, 1.0), membership.get(node)));
+                    f == null ? 0 : f.getTotalBytes(), weights.getOrDefault(node, 1.0), membership.get(node),
+                    controls.containsKey(ControlRecords.key(cluster, io.skewguard.schemas.ControlKind.EXCLUDE, node))
+                            && controls.get(ControlRecords.key(cluster, io.skewguard.schemas.ControlKind.EXCLUDE, node)).getEnabled()));
         }
         Map<String, Integer> byPhase = new LinkedHashMap<>();
         for (MigrationPhase p : MigrationPhase.values()) {
@@ -352,8 +403,23 @@ final class ClusterView {
         // nodes and detector run on simulated time, the migrator's membership records on the wall clock)
         List<Decision> log = new ArrayList<>(decisions.values());
         Collections.reverse(log);
+        ClusterControls c = ClusterControls.of(controls.values());
+        Controls shown = new Controls(c.dryRun(), c.paused(), c.throttleBytesPerSec(), List.copyOf(c.excluded()), c.describe());
+        List<ProposalView> dryRun = new ArrayList<>();
+        for (Proposal p : proposals.values()) {
+            List<String> items = new ArrayList<>();
+            for (ProposedWeight w : p.getWeights()) {
+                items.add(String.format(Locale.ROOT, "%s: weight %.2f → %.2f", w.getNode(), w.getOldWeight(), w.getNewWeight()));
+            }
+            for (ProposedMove m : p.getMoves()) {
+                items.add("slot " + m.getSlot() + ": " + m.getSource() + " → " + m.getTarget() + ", " + bytes(m.getBytes()));
+            }
+            dryRun.add(new ProposalView(p.getApp(), p.getProposedAt().toEpochMilli(), p.getMetric(), p.getCurrent(), p.getExpected(),
+                    p.getBytesToMove(), p.getFirstBatch(), items.size() > 50 ? List.copyOf(items.subList(0, 50)) : List.copyOf(items),
+                    items.size()));
+        }
         return new ClusterSnapshot(cluster, List.copyOf(series), th, clear, st, bars, byPhase, migrations, committed, aborted, bytesMoved,
-                roundCount, routingEpoch, log, skippedRecords);
+                roundCount, routingEpoch, log, shown, dryRun, skippedRecords);
     }
 
     static String bytes(long n) {

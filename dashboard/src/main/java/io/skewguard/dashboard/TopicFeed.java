@@ -3,7 +3,10 @@ package io.skewguard.dashboard;
 import io.skewguard.schemas.MigrationCommand;
 import io.skewguard.schemas.MigrationStatus;
 import io.skewguard.schemas.NodeMembership;
+import io.skewguard.schemas.Decision;
 import io.skewguard.schemas.NodeWeight;
+import io.skewguard.schemas.OperatorControl;
+import io.skewguard.schemas.Proposal;
 import io.skewguard.schemas.SkewAlert;
 import io.skewguard.schemas.SkewReport;
 import io.skewguard.schemas.SlotAssignment;
@@ -85,6 +88,12 @@ final class TopicFeed implements AutoCloseable {
                 SlotAssignment::getCluster, ClusterView::onSlot));
         follows.put(topics.membership(), new Follow<>(SchemaRegistrySerde.of(NodeMembership.class, serdeConfig, false),
                 NodeMembership::getCluster, ClusterView::onMembership));
+        follows.put(topics.control(), new Follow<>(SchemaRegistrySerde.of(OperatorControl.class, serdeConfig, false),
+                OperatorControl::getCluster, ClusterView::onControl));
+        follows.put(topics.proposals(), new Follow<>(SchemaRegistrySerde.of(Proposal.class, serdeConfig, false),
+                Proposal::getCluster, ClusterView::onProposal));
+        follows.put(topics.decisions(), new Follow<>(SchemaRegistrySerde.of(Decision.class, serdeConfig, false),
+                Decision::getCluster, ClusterView::onDecision));
         this.thread = new Thread(this::follow, "skewguard-dashboard-feed");
         this.thread.setDaemon(true);
     }

@@ -2,6 +2,9 @@ package io.skewguard.dashboard;
 
 import static io.skewguard.dashboard.LoopRecords.alert;
 import static io.skewguard.dashboard.LoopRecords.command;
+import static io.skewguard.dashboard.LoopRecords.control;
+import static io.skewguard.dashboard.LoopRecords.decision;
+import static io.skewguard.dashboard.LoopRecords.plan;
 import static io.skewguard.dashboard.LoopRecords.member;
 import static io.skewguard.dashboard.LoopRecords.nodeWeight;
 import static io.skewguard.dashboard.LoopRecords.report;
@@ -15,6 +18,7 @@ import io.skewguard.dashboard.ClusterSnapshot.NodeBar;
 import io.skewguard.dashboard.ClusterSnapshot.Point;
 import io.skewguard.schemas.AlertKind;
 import io.skewguard.schemas.AlertState;
+import io.skewguard.schemas.ControlKind;
 import io.skewguard.schemas.MembershipState;
 import io.skewguard.schemas.MigrationPhase;
 import io.skewguard.schemas.StepResult;
@@ -164,5 +168,44 @@ class ClusterViewTest {
         }
         assertThat(snapshot().decisions()).hasSize(5).extracting(d -> (d.time() - T0.toEpochMilli()) / 1000)
                 .containsExactly(7L, 6L, 5L, 4L, 3L);
+    }
+
+    @Test
+    void controlsStandAsTheirLatestRecordsSayAndEachChangeIsALineOfTheLog() {
+        view.onReport(report(C, T0, 0.3, 0.2, AlertState.NORMAL, AlertState.NORMAL, 3));
+        view.onControl(control(C, ControlKind.PAUSE, true, null, T0.plusSeconds(10)));
+        view.onControl(control(C, ControlKind.EXCLUDE, true, "n2", T0.plusSeconds(20)));
+        view.onControl(control(C, ControlKind.PAUSE, false, null, T0.plusSeconds(5))); // older, read late: the pause stands
+        ClusterSnapshot s = snapshot();
+        assertThat(s.controls().paused()).isTrue();
+        assertThat(s.controls().excluded()).containsExactly("n2");
+        assertThat(s.controls().text()).isEqualTo("paused, excluded n2");
+        assertThat(s.nodes()).extracting(NodeBar::node, NodeBar::excluded)
+                .containsExactly(tuple("n1", false), tuple("n2", true), tuple("n3", false));
+        assertThat(s.decisions()).extracting(Decision::kind, Decision::text).contains(
+                tuple("control", "paused by alice (night shift)"), tuple("control", "node n2 excluded by alice (night shift)"));
+    }
+
+    @Test
+    void theNewestProposalOfEachAppIsShownWithAtMostFiftyItems() {
+        view.onProposal(plan(C, T0, 3));
+        view.onProposal(plan(C, T0.plusSeconds(60), 70));
+        view.onProposal(plan(C, T0.plusSeconds(30), 1)); // older, read late
+        ClusterSnapshot s = snapshot();
+        assertThat(s.proposals()).singleElement().satisfies(p -> {
+            assertThat(p.app()).isEqualTo("migrator");
+            assertThat(p.total()).isEqualTo(70);
+            assertThat(p.items()).hasSize(50).first().isEqualTo("slot 0: n1 → n2, 1.8 TiB");
+            assertThat(p.firstBatch()).isEqualTo(4);
+        });
+    }
+
+    @Test
+    void theAppsDecisionsAreLinesOfTheLogWithTheirReason() {
+        view.onDecision(decision(C, "balancer", "FLOOR_REACHED", "weights reached their floor", T0));
+        view.onDecision(decision(C, "migrator", "PAUSED", "paused by an operator: no new batch", T0.plusSeconds(1)));
+        assertThat(snapshot().decisions()).extracting(Decision::kind, Decision::text).containsExactly(
+                tuple("migrator", "PAUSED: paused by an operator: no new batch"),
+                tuple("balancer", "FLOOR_REACHED: weights reached their floor"));
     }
 }

@@ -2,6 +2,9 @@ package io.skewguard.dashboard;
 
 import static io.skewguard.dashboard.LoopRecords.alert;
 import static io.skewguard.dashboard.LoopRecords.command;
+import static io.skewguard.dashboard.LoopRecords.control;
+import static io.skewguard.dashboard.LoopRecords.decision;
+import static io.skewguard.dashboard.LoopRecords.plan;
 import static io.skewguard.dashboard.LoopRecords.member;
 import static io.skewguard.dashboard.LoopRecords.report;
 import static io.skewguard.dashboard.LoopRecords.status;
@@ -11,6 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.skewguard.schemas.AlertKind;
 import io.skewguard.schemas.AlertState;
+import io.skewguard.schemas.ControlKind;
 import io.skewguard.schemas.MembershipState;
 import io.skewguard.schemas.MigrationPhase;
 import io.skewguard.schemas.StepResult;
@@ -53,8 +57,8 @@ class DashboardBrowserIT {
     void thePageDrawsTheLoopAndShowsAnAlertChangeWithoutReload() throws Exception {
         HeadlessChromium.binary(); // fails at once, saying how to install it, when Chromium is missing
         KAFKA.broker().createTopics(1, topics.reports(), topics.alerts(), topics.weightCommands(), topics.migrationCommands(),
-                topics.migrationStatus());
-        KAFKA.broker().createCompactedTopics(1, topics.nodeWeights(), topics.slotTable(), topics.membership());
+                topics.migrationStatus(), topics.proposals(), topics.decisions());
+        KAFKA.broker().createCompactedTopics(1, topics.nodeWeights(), topics.slotTable(), topics.membership(), topics.control());
         try (KafkaProducer<String, SpecificRecord> producer = KAFKA.broker().producer(new StringSerializer(), anySerializer())) {
             for (int m = 0; m < 30; m++) {
                 double gini = 0.2 + m * 0.01;
@@ -70,6 +74,11 @@ class DashboardBrowserIT {
                     T0.plus(Duration.ofMinutes(29))));
             send(producer, topics.membership(), member(CLUSTER, "n6", MembershipState.DRAINING, "retiring",
                     T0.plus(Duration.ofMinutes(29))));
+            send(producer, topics.control(), control(CLUSTER, ControlKind.DRY_RUN, true, null, T0.plus(Duration.ofMinutes(29))));
+            send(producer, topics.control(), control(CLUSTER, ControlKind.EXCLUDE, true, "n5", T0.plus(Duration.ofMinutes(29))));
+            send(producer, topics.proposals(), plan(CLUSTER, T0.plus(Duration.ofMinutes(30)), 3));
+            send(producer, topics.decisions(), decision(CLUSTER, "migrator", "DRY_RUN", "dry run: a plan of 3 moves",
+                    T0.plus(Duration.ofMinutes(30))));
             producer.flush();
 
             Properties consumer = new Properties();
@@ -103,6 +112,18 @@ class DashboardBrowserIT {
                         .asText()).contains("HEAT alert NORMAL → OBSERVING", "weight round, epoch 1", "batch b1 started",
                         "node n6 DRAINING");
                 assertThat(browser.evaluate("document.getElementById('heat-state').textContent").asText()).isEqualTo("heat OBSERVING");
+                // the operators' controls and the dry run's proposal
+                assertThat(browser.evaluate("Array.from(document.querySelectorAll('#controls .badge')).map(e => e.textContent).join('|')")
+                        .asText()).isEqualTo("dry run|excluded n5");
+                assertThat(browser.evaluate("document.querySelector('#nodes .node[data-node=n5] .name small').textContent").asText())
+                        .isEqualTo("excluded");
+                assertThat(browser.evaluate("document.getElementById('proposals-panel').hidden").asBoolean()).isFalse();
+                assertThat(browser.evaluate("document.querySelectorAll('#proposals .proposal[data-app=migrator] li').length").asInt())
+                        .isEqualTo(3);
+                assertThat(browser.evaluate("document.querySelector('#proposals h3').textContent").asText())
+                        .contains("capacity CV 0.3100 → 0.0800");
+                assertThat(browser.evaluate("Array.from(document.querySelectorAll('#decisions .text')).map(e => e.textContent).join('\\n')")
+                        .asText()).contains("DRY_RUN: dry run: a plan of 3 moves", "dry run on by alice");
 
                 // an alert state change after the page loaded: shown without reload (the page's own mark survives)
                 browser.evaluate("window.loadedOnce = 'still this page'");

@@ -1,6 +1,11 @@
 package io.skewguard.dashboard;
 
 import io.skewguard.schemas.AlertKind;
+import io.skewguard.schemas.ControlKind;
+import io.skewguard.schemas.Decision;
+import io.skewguard.schemas.OperatorControl;
+import io.skewguard.schemas.Proposal;
+import io.skewguard.schemas.ProposedMove;
 import io.skewguard.schemas.AlertState;
 import io.skewguard.schemas.MembershipState;
 import io.skewguard.schemas.MigrationCommand;
@@ -69,5 +74,25 @@ final class LoopRecords {
     static NodeMembership member(String cluster, String node, MembershipState state, String reason, Instant at) {
         return NodeMembership.newBuilder().setCluster(cluster).setNode(node).setState(state).setRack(null).setCapacityBytes(null)
                 .setSource("operator").setReason(reason).setRoutingEpoch(null).setUpdatedAt(at).build();
+    }
+
+    static OperatorControl control(String cluster, ControlKind kind, boolean on, String node, Instant at) {
+        return OperatorControl.newBuilder().setCluster(cluster).setControl(kind).setEnabled(on).setNode(node)
+                .setBytesPerSec(kind == ControlKind.THROTTLE && on ? 52_428_800L : null).setOperator("alice").setReason("night shift")
+                .setUpdatedAt(at).build();
+    }
+
+    static Decision decision(String cluster, String app, String reason, String message, Instant at) {
+        return Decision.newBuilder().setCluster(cluster).setApp(app).setActed(false).setReason(reason).setMessage(message)
+                .setDecidedAt(at).build();
+    }
+
+    static Proposal plan(String cluster, Instant at, int moves) {
+        List<ProposedMove> m = new ArrayList<>();
+        for (int i = 0; i < moves; i++) {
+            m.add(new ProposedMove(i, "n1", "n" + (2 + i % 5), 2 * TB));
+        }
+        return Proposal.newBuilder().setCluster(cluster).setApp("migrator").setMoves(m).setMetric("capacity CV").setCurrent(0.31)
+                .setExpected(0.08).setBytesToMove(moves * 2 * TB).setFirstBatch(Math.min(4, moves)).setProposedAt(at).build();
     }
 }

@@ -16,6 +16,14 @@ import io.skewguard.migrator.policy.MigrationState;
 import io.skewguard.migrator.policy.RepairCoordinator;
 import io.skewguard.migrator.policy.RepairState;
 import io.skewguard.migrator.policy.StatusEvent;
+import io.skewguard.runtime.control.ClusterControls;
+import io.skewguard.runtime.control.ControlRecords;
+import io.skewguard.runtime.control.DecisionLog;
+import io.skewguard.schemas.ControlKind;
+import io.skewguard.schemas.Decision;
+import io.skewguard.schemas.OperatorControl;
+import io.skewguard.schemas.Proposal;
+import io.skewguard.schemas.ProposedMove;
 import io.skewguard.schemas.AlertKind;
 import io.skewguard.schemas.AlertState;
 import io.skewguard.schemas.CapacityEvent;
@@ -39,6 +47,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.kafka.common.header.Header;
 import java.util.function.Consumer;
@@ -83,6 +92,10 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     /** Global store: the rows on the slot-table topic, key {@code <cluster>/<slot>}, value as published (bytes). */
     static final String PUBLISHED_STORE = "published-slot-table";
     static final String MEMBERSHIP_STORE = "membership";
+    /** The operators' controls: key cluster, {@link #SEP}, the control key's rest ({@code pause}, {@code exclude/n7}). */
+    static final String CONTROL_STORE = "controls";
+    /** The app's name in the decision log and on proposals. */
+    static final String APP = "migrator";
 
     /** Node named in the repair status records the migrator itself writes. */
     static final String MIGRATOR_NODE = "migrator";
@@ -104,6 +117,10 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     private KeyValueStore<String, SlotAssignment> slots;
     private KeyValueStore<String, byte[]> published;
     private KeyValueStore<String, Member> members;
+    private KeyValueStore<String, OperatorControl> controlStore;
+    /** Each cluster's controls as folded from {@link #controlStore}, since {@link #init}. */
+    private final Map<String, ClusterControls> controls = new HashMap<>();
+    private DecisionLog decisionLog;
     private Sensor budget;
     private Sensor committed;
     private Sensor aborted;
@@ -145,6 +162,9 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         this.adoptedEpochs.clear();
         this.removedHere.clear();
         this.members = context.getStateStore(MEMBERSHIP_STORE);
+        this.controlStore = context.getStateStore(CONTROL_STORE);
+        this.controls.clear();
+        this.decisionLog = new DecisionLog(APP, settings.decisionInterval().toMillis());
         this.budget = MigratorMetrics.budget(context);
         this.committed = MigratorMetrics.committed(context);
         this.aborted = MigratorMetrics.aborted(context);
@@ -191,6 +211,12 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             }
             return;
         }
+        if (input instanceof MigratorInput.Control c) {
+            if (!refusedAsNewCluster(record, cluster)) {
+                onControl(record, c.value(), now);
+            }
+            return;
+        }
         RepairState stored = repairs.get(cluster);
         RepairState state = stored != null ? stored : RepairState.fresh(cluster, settings.maxBytesPerSec());
         Supplier<ClusterView> view = () -> planView(cluster, now);
@@ -203,7 +229,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             if (refusedAsNewCluster(record, cluster)) {
                 return;
             }
-            result = coordinator.onCapacityConfirmed(state, alert.getValue(), now, view);
+            result = coordinator.onCapacityConfirmed(state, alert.getValue(), now, view, controlsOf(cluster));
         } else if (input instanceof MigratorInput.Report r) {
             SkewReport report = r.value();
             if (refusedAsNewCluster(record, cluster)) {
@@ -212,14 +238,17 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             reports.put(cluster, report);
             double seconds = Duration.between(report.getWindowStart(), report.getWindowEnd()).toMillis() / 1000.0;
             result = coordinator.onReport(state, report.getTotalWriteBytes() / seconds, report.getCapacityCv(),
-                    report.getWindowEnd().toEpochMilli(), now, view);
+                    report.getWindowEnd().toEpochMilli(), now, view, controlsOf(cluster));
             budget.record(result.state().budgetBytesPerSec());
+            if (result.effects().stream().noneMatch(e -> e instanceof Effect.Decide)) {
+                result = new RepairCoordinator.Result(result.state(), withWatch(result, report));
+            }
         } else if (input instanceof MigratorInput.Status s) {
             MigrationStatus status = s.value();
             if (status.getMigrationId().equals(repairId(cluster)) || stored == null) {
                 return; // our own repair status, or a cluster we never planned for
             }
-            result = coordinator.onStatus(state, statusEvent(status), now, view);
+            result = coordinator.onStatus(state, statusEvent(status), now, view, controlsOf(cluster));
         } else {
             return;
         }
@@ -255,7 +284,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         for (RepairState state : running) {
             RepairState current = answerForGoneNodes(state, now);
             if (current.batch() != null) {
-                apply(current, coordinator.onTick(current, now, () -> planView(current.cluster(), now)), now);
+                apply(current, coordinator.onTick(current, now, () -> planView(current.cluster(), now), controlsOf(current.cluster())), now);
             }
         }
     }
@@ -309,6 +338,8 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             value = serdes.alert().serializer().serialize(topic, a.value());
         } else if (input instanceof MigratorInput.Membership m) {
             value = serdes.membership().serializer().serialize(topic, m.value());
+        } else if (input instanceof MigratorInput.Control c) {
+            value = serdes.control().serializer().serialize(topic, c.value());
         } else {
             value = serdes.status().serializer().serialize(topic, ((MigratorInput.Status) input).value());
         }
@@ -488,7 +519,19 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         }
         long started = System.nanoTime();
         boolean switched = false;
+        Effect.Propose proposal = null;
         for (Effect effect : result.effects()) {
+            if (effect instanceof Effect.Propose p) {
+                proposal = p; // published with the decision that follows it, when that one is due
+                continue;
+            }
+            if (effect instanceof Effect.Decide d) {
+                if (decide(state, d.acted(), d.reason(), d.message(), d.figures(), now) && proposal != null) {
+                    propose(state, proposal, now);
+                }
+                proposal = null;
+                continue;
+            }
             if (effect instanceof Effect.MarkInFlight e) {
                 Migration m = e.migration();
                 publish(row(state.cluster(), m.slot()), now, row -> row.setInFlightTarget(m.target()),
@@ -815,6 +858,167 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         return sets;
     }
 
+    // ---------------------------------------------------------------- operator control (docs/operations.md, "Operator control")
+
+    /** The cluster's controls as they stand: folded once per cluster from the store, then kept in step with it. */
+    private ClusterControls controlsOf(String cluster) {
+        ClusterControls c = controls.get(cluster);
+        if (c == null) {
+            List<OperatorControl> records = new ArrayList<>();
+            try (KeyValueIterator<String, OperatorControl> it = controlStore.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
+                while (it.hasNext()) {
+                    records.add(it.next().value);
+                }
+            }
+            c = ClusterControls.of(records);
+            controls.put(cluster, c);
+        }
+        return c;
+    }
+
+    /**
+     * An operator's control record (checked by the decoder): taken into the store, put in the
+     * decision log, and acted on at once ({@link RepairCoordinator#onControls}: a throttle re-rates
+     * the running copies, a resume starts what was held). A throttle below the budget's floor is
+     * refused (dead letter, decision CONTROL_REFUSED): the control keeps its setting.
+     */
+    private void onControl(Record<String, MigratorInput> record, OperatorControl c, long now) {
+        String cluster = c.getCluster();
+        String who = c.getOperator() + (c.getReason() == null || c.getReason().isBlank() ? "" : " (\"" + c.getReason() + "\")");
+        RepairState stored = repairs.get(cluster);
+        RepairState state = stored != null ? stored : RepairState.fresh(cluster, settings.maxBytesPerSec());
+        if (c.getControl() == ControlKind.THROTTLE && c.getEnabled() && c.getBytesPerSec() < settings.throttleFloor()) {
+            String reason = "invalid: throttle " + c.getBytesPerSec() + " B/s (" + ClusterControls.rate(c.getBytesPerSec())
+                    + ") is below the budget's floor " + settings.throttleFloor() + " B/s (" + ClusterControls.rate(settings.throttleFloor())
+                    + ", budget-floor × max-bytes-per-sec)";
+            refuse(record, reason);
+            decide(state, false, "CONTROL_REFUSED", "throttle of " + who + " refused: " + reason.substring("invalid: ".length())
+                    + "; the budget stays " + (controlsOf(cluster).throttled() ? ClusterControls.rate(controlsOf(cluster).throttleBytesPerSec())
+                    : "auto"), Map.of(), now);
+            return;
+        }
+        ClusterControls before = controlsOf(cluster);
+        String key = ControlRecords.key(cluster, c.getControl(), c.getNode());
+        controlStore.put(storeKey(cluster, key.substring(cluster.length() + 1)), c);
+        ClusterControls after = before.with(c);
+        controls.put(cluster, after);
+        String what = switch (c.getControl()) {
+            case DRY_RUN -> c.getEnabled() ? "dry run on: plans are proposed, no batch starts" : "dry run off: plans run again";
+            case PAUSE -> c.getEnabled() ? "paused: no new batch; running copies finish their step and hold before their switch"
+                    : "resumed: held switches and plans go on";
+            case THROTTLE -> c.getEnabled() ? "throttle " + ClusterControls.rate(c.getBytesPerSec()) + ": the budget is fixed"
+                    : "throttle auto: the budget follows the write load again";
+            case EXCLUDE -> (c.getEnabled() ? "node " + c.getNode() + " excluded: never a migration source or target"
+                    : "node " + c.getNode() + " included again");
+        };
+        LOG.info("{}: {} by {}", cluster, what, who);
+        decide(state, false, "CONTROL", what + " (by " + who + "); controls now: " + after.describe(), Map.of(), now);
+        if (stored == null) {
+            return; // nothing runs for a cluster this migrator has no state of
+        }
+        apply(stored, coordinator.onControls(stored, before, after, now, () -> planView(cluster, now)), now);
+    }
+
+    /**
+     * The decision of a report that no planning step explained: a running batch's progress (held
+     * while paused, slowed when the budget is at its floor), or why no repair runs.
+     */
+    private List<Effect> withWatch(RepairCoordinator.Result result, SkewReport report) {
+        RepairState state = result.state();
+        ClusterControls c = controlsOf(state.cluster());
+        List<Effect> effects = new ArrayList<>(result.effects());
+        Map<String, Double> figures = Map.of("capacityCv", report.getCapacityCv());
+        if (state.batch() != null) {
+            long held = state.batch().migrations().stream().filter(m -> m.state() instanceof MigrationState.Copied).count();
+            long copying = state.batch().migrations().stream().filter(m -> m.state() instanceof MigrationState.Copying).count();
+            String progress = String.format(java.util.Locale.ROOT, "batch %s: %d migration%s, %d copying, %d complete; budget %s",
+                    state.batch().batchId(), state.batch().migrations().size(), state.batch().migrations().size() == 1 ? "" : "s",
+                    copying, held, ClusterControls.rate(state.budgetBytesPerSec()));
+            if (c.paused() && state.batch().phase() instanceof io.skewguard.migrator.policy.BatchPhase.Copying) {
+                effects.add(new Effect.Decide(false, "PAUSED", "paused by an operator: " + progress + "; complete copies hold before "
+                        + "their switch", figures));
+            } else if (!c.throttled() && state.budgetBytesPerSec() <= settings.throttleFloor() && copying > 0) {
+                effects.add(new Effect.Decide(false, "BUDGET_AT_FLOOR", progress + ": the write load is at its peak, so copies "
+                        + "yield to writes at the budget's floor", figures));
+            } else {
+                effects.add(new Effect.Decide(true, "BATCH_RUNNING", progress, figures));
+            }
+        } else if (!state.repairing()) {
+            boolean cooling = report.getCapacityState() == AlertState.OBSERVING;
+            effects.add(new Effect.Decide(false, cooling ? "COOLDOWN" : "BELOW_THRESHOLD", cooling
+                    ? String.format(java.util.Locale.ROOT, "capacity CV %.4f is above the CAPACITY threshold; the alert is OBSERVING and "
+                            + "a repair starts once it is CONFIRMED after the cooldown", report.getCapacityCv())
+                    : String.format(java.util.Locale.ROOT, "no repair: the CAPACITY alert is %s (capacity CV %.4f)%s", report.getCapacityState(),
+                            report.getCapacityCv(), state.maintenanceLevel() > 0 ? String.format(java.util.Locale.ROOT,
+                                    "; a maintenance repair starts above %.4f", state.maintenanceLevel()) : ""), figures));
+        }
+        return effects;
+    }
+
+    /** Publishes a decision of {@code state}'s cluster, with the cluster's figures, when the log says it is due; true if it did. */
+    private boolean decide(RepairState state, boolean acted, String reason, String message, Map<String, Double> extra, long now) {
+        Map<String, Double> figures = new java.util.LinkedHashMap<>(extra);
+        SkewReport report = reports.get(state.cluster());
+        if (report != null) {
+            figures.putIfAbsent("capacityCv", report.getCapacityCv());
+        }
+        ClusterControls c = controlsOf(state.cluster());
+        figures.put("targetCv", settings.targetCv());
+        figures.put("routingEpoch", (double) state.routingEpoch());
+        figures.put("budgetBytesPerSec", (double) state.budgetBytesPerSec());
+        figures.put("throttleBytesPerSec", (double) c.throttleBytesPerSec());
+        figures.put("budgetFloorBytesPerSec", (double) settings.throttleFloor());
+        figures.put("repairing", state.repairing() ? 1.0 : 0.0);
+        figures.put("bytesMoved", (double) state.bytesMoved());
+        figures.put("batchesCommitted", (double) state.batchesCommitted());
+        figures.put("batchesAborted", (double) state.batchesAborted());
+        Map<String, Double> phases = new java.util.TreeMap<>();
+        for (String phase : List.of("copying", "copied", "preparing", "committing", "cleaningUp", "aborting")) {
+            phases.put("migrations." + phase, 0.0);
+        }
+        if (state.batch() != null) {
+            for (Migration m : state.batch().migrations()) {
+                String name = m.state().getClass().getSimpleName();
+                String phase = switch (name) {
+                    case "Copying", "CopyFailed" -> "copying";
+                    case "Copied" -> "copied";
+                    case "Preparing", "Prepared" -> "preparing";
+                    case "Committing" -> "committing";
+                    case "CleaningUp" -> "cleaningUp";
+                    case "Aborting" -> "aborting";
+                    default -> null; // cleaned and aborted: over
+                };
+                if (phase != null) {
+                    phases.merge("migrations." + phase, 1.0, Double::sum);
+                }
+            }
+        }
+        figures.putAll(phases);
+        Optional<Decision> d = decisionLog.decide(state.cluster(), acted, reason, message, figures, now);
+        d.ifPresent(decision -> context.forward(new Record<>(state.cluster(), new MigratorOutput.Decision(decision), now)));
+        return d.isPresent();
+    }
+
+    /** Publishes a dry run's plan. */
+    private void propose(RepairState state, Effect.Propose p, long now) {
+        List<ProposedMove> moves = new ArrayList<>();
+        for (io.skewguard.migrator.policy.Move m : p.plan().moves()) {
+            moves.add(new ProposedMove(m.slot(), m.source(), m.target(), m.bytes()));
+        }
+        Proposal proposal = Proposal.newBuilder()
+                .setCluster(state.cluster())
+                .setApp(APP)
+                .setMoves(moves)
+                .setMetric("capacity CV")
+                .setCurrent(p.plan().currentCv())
+                .setExpected(p.plan().projectedCv())
+                .setBytesToMove(p.plan().bytesMoved())
+                .setFirstBatch(p.firstBatch().size())
+                .setProposedAt(Instant.ofEpochMilli(now))
+                .build();
+        context.forward(new Record<>(state.cluster(), new MigratorOutput.Proposal(proposal), now));
+    }
+
     // ---------------------------------------------------------------- membership (docs/migrator.md, "Membership")
 
     /** The view a plan is made from: only nodes that are members (or never had a record), draining ones marked. */
@@ -832,7 +1036,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                 }
             }
         }
-        return v.planning(node -> !left.contains(node), draining);
+        return v.planning(node -> !left.contains(node), draining, controlsOf(cluster).excluded());
     }
 
     /** True when {@code node} counts in plans: a member, or a node from before membership was kept. */
@@ -868,7 +1072,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                 members.put(storeKey(cluster, node), Member.active(node, event.getRack(), now));
                 publishMembership(cluster, node, MembershipState.ACTIVE, event.getRack(), event.getTotalBytes(), reason, null, now);
                 step(cluster, now, state -> coordinator.startRepair(state, "repair started: node " + node + " joined", now,
-                        () -> planView(cluster, now)));
+                        () -> planView(cluster, now), controlsOf(cluster)));
             } else {
                 LOG.warn("{}: node {} reports capacity but is not a member (auto-join is off): left out of plans until an "
                         + "operator adds it", cluster, node);
@@ -916,7 +1120,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                         shards, bytes));
             }
             step(cluster, now, s -> coordinator.startRepair(s, "repair started: node " + m.node() + " draining (" + shards + " shards, "
-                    + MembershipChanges.bytes(bytes) + " to move)", now, () -> planView(cluster, now)));
+                    + MembershipChanges.bytes(bytes) + " to move)", now, () -> planView(cluster, now), controlsOf(cluster)));
         }
     }
 
@@ -943,7 +1147,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                     LOG.info("{}: node {} added by an operator (was {})", cluster, node, m == null ? "unknown" : standing);
                     if (capacity.get(key) != null && hasTable(cluster)) {
                         step(cluster, now, state -> coordinator.startRepair(state, "repair started: node " + node
-                                + " added by an operator", now, () -> planView(cluster, now)));
+                                + " added by an operator", now, () -> planView(cluster, now), controlsOf(cluster)));
                     }
                 }
             }
@@ -982,7 +1186,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             LOG.info("{}: draining node {}: read-only in {} candidate sets at routing epoch {}; {} shards ({}) to move", cluster, node,
                     marked.size(), next.routingEpoch(), shards, MembershipChanges.bytes(bytes));
             return coordinator.startRepair(next, "repair started: node " + node + " draining (" + shards + " shards, "
-                    + MembershipChanges.bytes(bytes) + " to move)", now, () -> planView(cluster, now));
+                    + MembershipChanges.bytes(bytes) + " to move)", now, () -> planView(cluster, now), controlsOf(cluster));
         });
     }
 
@@ -1046,7 +1250,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         });
         answerForGoneNodes(repairs.get(cluster), now);
         step(cluster, now, state -> coordinator.startRepair(state, "repair started: node " + node + " "
-                + (standing == Member.Standing.LOST ? "lost" : "removed"), now, () -> planView(cluster, now)));
+                + (standing == Member.Standing.LOST ? "lost" : "removed"), now, () -> planView(cluster, now), controlsOf(cluster)));
     }
 
     /** Feeds the running batch the answers its gone participants will never send (see {@link LostParticipants}). */
@@ -1069,7 +1273,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             for (StatusEvent answer : answers) {
                 RepairState from = current;
                 String cluster = from.cluster();
-                RepairCoordinator.Result result = coordinator.onStatus(from, answer, now, () -> planView(cluster, now));
+                RepairCoordinator.Result result = coordinator.onStatus(from, answer, now, () -> planView(cluster, now), controlsOf(cluster));
                 apply(from, result, now);
                 current = result.state();
             }

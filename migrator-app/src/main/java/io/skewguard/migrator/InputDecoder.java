@@ -15,6 +15,8 @@ import io.skewguard.runtime.state.StateLimits;
 import io.skewguard.runtime.settings.Durations;
 import io.skewguard.schemas.NodeFigures;
 import io.skewguard.schemas.NodeMembership;
+import io.skewguard.schemas.OperatorControl;
+import io.skewguard.runtime.control.ControlRecords;
 import io.skewguard.schemas.MembershipState;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -34,7 +36,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decodes the raw records of the four input topics (alerts, reports, capacity, status) and checks
+ * Decodes the raw records of the input topics (alerts, reports, capacity, status, membership, control) and checks
  * them; forwards each good record keyed by its cluster, and each bad one as a
  * {@link MigratorInput.Rejected} carrying the dead-letter headers (source topic, partition, offset,
  * reason). Bad input never stops the app.
@@ -58,6 +60,7 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
     private final int maxSlots;
     private final FutureSkew futureSkew;
     private final NodeKeys keys;
+    private final NodeKeys operatorKeys;
     private ProcessorContext<String, MigratorInput> context;
     private Sensor deadLetters;
     private Sensor unauthenticated;
@@ -88,6 +91,13 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
      */
     InputDecoder(Topics topics, MigratorSerdes serdes, int maxSlots, FutureSkew futureSkew, NodeKeys keys,
             Set<String> clusters, Duration maxLateness) {
+        this(topics, serdes, maxSlots, futureSkew, keys, clusters, maxLateness, NodeKeys.none());
+    }
+
+    /** @param operatorKeys the operators who may write control records (none: not authenticated) */
+    InputDecoder(Topics topics, MigratorSerdes serdes, int maxSlots, FutureSkew futureSkew, NodeKeys keys,
+            Set<String> clusters, Duration maxLateness, NodeKeys operatorKeys) {
+        this.operatorKeys = operatorKeys;
         this.topics = topics;
         this.serdes = serdes;
         this.maxSlots = maxSlots;
@@ -109,7 +119,7 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
         String topic = context.recordMetadata().map(RecordMetadata::topic).orElse("?");
         MigratorInput input;
         try {
-            input = decode(topic, record.value());
+            input = topic.equals(topics.control()) ? control(topic, record) : decode(topic, record.value());
         } catch (RegistryUnavailableException e) {
             // not the record's fault: fails the stream thread, which StreamsService replaces after a
             // back-off, so the record is read again from the last commit (docs/design.md §5)
@@ -160,6 +170,21 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
             return Optional.empty();
         }
         return keys.problem(node, record.headers(), topic, record.key(), record.value());
+    }
+
+    /**
+     * An operator's control record: decoded, checked as the balancer checks it ({@link ControlRecords#problem}:
+     * key, fields, the operator's signature when operator keys are configured), for a cluster served.
+     */
+    private MigratorInput control(String topic, Record<byte[], byte[]> record) {
+        if (record.key() == null || record.value() == null) {
+            throw new Refused("invalid: a control record has a key and a value (controls are switched off by records, not tombstones)");
+        }
+        OperatorControl c = read(serdes.control().deserializer(), topic, record.value());
+        String key = new String(record.key(), StandardCharsets.UTF_8);
+        ControlRecords.problem(key, c, operatorKeys, record.headers(), topic, record.key(), record.value()).ifPresent(InputDecoder::refuse);
+        requireCluster(c.getCluster());
+        return new MigratorInput.Control(c);
     }
 
     private MigratorInput decode(String topic, byte[] bytes) {

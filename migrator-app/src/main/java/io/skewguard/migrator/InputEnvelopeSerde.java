@@ -15,7 +15,8 @@ import org.apache.kafka.common.serialization.Serializer;
  * Serde of the repartition topic that brings every input of one cluster to one task: one tag byte
  * (which input), then the record in the registry wire format of its own class, so the internal topic
  * evolves like the public ones. Each class has its own subject, {@code <topic>.<kind>-value}
- * ({@code .alert}, {@code .report}, {@code .capacity}, {@code .status}), since one subject holds
+ * ({@code .alert}, {@code .report}, {@code .capacity}, {@code .status}, {@code .membership},
+ * {@code .control}), since one subject holds
  * one record type's history.
  */
 final class InputEnvelopeSerde implements Serde<MigratorInput> {
@@ -25,12 +26,14 @@ final class InputEnvelopeSerde implements Serde<MigratorInput> {
     private static final byte CAPACITY = 3;
     private static final byte STATUS = 4;
     private static final byte MEMBERSHIP = 5;
+    private static final byte CONTROL = 6;
 
     private final Serde<SkewAlert> alerts;
     private final Serde<SkewReport> reports;
     private final Serde<CapacityEvent> capacity;
     private final Serde<MigrationStatus> status;
     private final Serde<io.skewguard.schemas.NodeMembership> membership;
+    private final Serde<io.skewguard.schemas.OperatorControl> control;
 
     InputEnvelopeSerde(MigratorSerdes serdes) {
         this.alerts = serdes.alert();
@@ -38,6 +41,7 @@ final class InputEnvelopeSerde implements Serde<MigratorInput> {
         this.capacity = serdes.capacity();
         this.status = serdes.status();
         this.membership = serdes.membership();
+        this.control = serdes.control();
     }
 
     @Override
@@ -63,6 +67,9 @@ final class InputEnvelopeSerde implements Serde<MigratorInput> {
             } else if (input instanceof MigratorInput.Membership m) {
                 tag = MEMBERSHIP;
                 body = membership.serializer().serialize(topic + ".membership", m.value());
+            } else if (input instanceof MigratorInput.Control c) {
+                tag = CONTROL;
+                body = control.serializer().serialize(topic + ".control", c.value());
             } else {
                 throw new SerializationException("rejected records never go to the repartition topic");
             }
@@ -86,6 +93,7 @@ final class InputEnvelopeSerde implements Serde<MigratorInput> {
                 case CAPACITY -> new MigratorInput.Capacity(capacity.deserializer().deserialize(topic + ".capacity", body));
                 case STATUS -> new MigratorInput.Status(status.deserializer().deserialize(topic + ".status", body));
                 case MEMBERSHIP -> new MigratorInput.Membership(membership.deserializer().deserialize(topic + ".membership", body));
+                case CONTROL -> new MigratorInput.Control(control.deserializer().deserialize(topic + ".control", body));
                 default -> throw new SerializationException(topic + ": unknown input tag " + bytes[0]);
             };
         };

@@ -42,6 +42,13 @@ sealed interface MigratorInput {
         }
     }
 
+    /** An operator's control record, checked ({@code ControlRecords.problem}) before it gets here. */
+    record Control(io.skewguard.schemas.OperatorControl value) implements MigratorInput {
+        public String cluster() {
+            return value.getCluster();
+        }
+    }
+
     /** A record that could not be decoded or failed validation: raw bytes for the dead-letter topic. */
     record Rejected(byte[] key, byte[] value, String reason) implements MigratorInput {
         public String cluster() {

@@ -2,6 +2,9 @@ package io.skewguard.migrator;
 
 import io.skewguard.migrator.policy.RepairState;
 import io.skewguard.schemas.CapacityEvent;
+import io.skewguard.schemas.Decision;
+import io.skewguard.schemas.OperatorControl;
+import io.skewguard.schemas.Proposal;
 import io.skewguard.schemas.MigrationCommand;
 import io.skewguard.schemas.MigrationStatus;
 import io.skewguard.schemas.SkewAlert;
@@ -27,6 +30,9 @@ final class MigratorSerdes {
     private final Serde<MigrationCommand> command;
     private final Serde<SlotAssignment> assignment;
     private final Serde<io.skewguard.schemas.NodeMembership> membership;
+    private final Serde<OperatorControl> control;
+    private final Serde<Proposal> proposal;
+    private final Serde<Decision> decision;
 
     /** @param registryConfig the serdes' configuration: the registry URL and its credentials and TLS keys */
     MigratorSerdes(Map<String, ?> registryConfig) {
@@ -38,6 +44,9 @@ final class MigratorSerdes {
         this.command = of(MigrationCommand.class);
         this.assignment = of(SlotAssignment.class);
         this.membership = of(io.skewguard.schemas.NodeMembership.class);
+        this.control = of(OperatorControl.class);
+        this.proposal = of(Proposal.class);
+        this.decision = of(Decision.class);
     }
 
     private <T extends SpecificRecord> Serde<T> of(Class<T> type) {
@@ -70,6 +79,18 @@ final class MigratorSerdes {
 
     Serde<io.skewguard.schemas.NodeMembership> membership() {
         return membership;
+    }
+
+    Serde<OperatorControl> control() {
+        return control;
+    }
+
+    Serde<Proposal> proposal() {
+        return proposal;
+    }
+
+    Serde<Decision> decision() {
+        return decision;
     }
 
     Serde<io.skewguard.migrator.policy.Member> member() {

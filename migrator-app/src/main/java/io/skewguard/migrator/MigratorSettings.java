@@ -184,7 +184,9 @@ public record MigratorSettings(
                     CommonSettings.healthPort(),
                     CommonSettings.healthHost(),
                     CommonSettings.createTopics(),
-                    CommonSettings.maxFutureSkew())
+                    CommonSettings.maxFutureSkew(),
+                    CommonSettings.operatorKeysFile(),
+                    CommonSettings.decisionInterval())
             .fixes("processing.guarantee", "exactly_once_v2",
                     "a batch's state, its commands and its slot-table rows commit in one transaction; with "
                             + "at-least-once a restart could send a switch step twice or lose one")
@@ -271,10 +273,29 @@ public record MigratorSettings(
         }
     }
 
-    /** This, once the keys file reads: a bad one is a start-up error, not a stream of dead letters. */
+    /** This, once the keys files read: a bad one is a start-up error, not a stream of dead letters. */
     private MigratorSettings checkedKeys() {
         nodeKeys();
+        operatorKeys();
         return this;
+    }
+
+    /** The operators' keys ({@code operator-keys-file}); none: controls are not authenticated. */
+    public NodeKeys operatorKeys() {
+        return CommonSettings.operatorKeys(settings);
+    }
+
+    /** {@code decision-interval}: how often an unchanged decision or dry-run proposal is published again. */
+    public Duration decisionInterval() {
+        return settings.duration(CommonSettings.DECISION_INTERVAL);
+    }
+
+    /**
+     * The least budget an operator may fix ({@code ctl throttle}): the budget's floor at peak load,
+     * {@code budget-floor × max-bytes-per-sec}, at least 1 byte/s.
+     */
+    public long throttleFloor() {
+        return Math.max(1L, (long) Math.floor(maxBytesPerSec * budgetFloor));
     }
 
     /** Configuration of the serdes: the registry URL and its credentials and TLS keys, if given. */

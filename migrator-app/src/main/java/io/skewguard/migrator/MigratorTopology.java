@@ -40,12 +40,16 @@ import org.apache.kafka.streams.state.Stores;
  *  skew.alerts ─┐
  *  skew.reports ├─ decode + validate ──bad──▶ skew.dlq (headers: source topic, partition, offset, reason)
  *  skew.node-capacity                 │
- *  skew.migration-status ─┘           └─good─▶ repartition by cluster ─▶ coordinator (4 stores, punctuation)
+ *  skew.migration-status              │
+ *  skew.membership                    │
+ *  skew.control ─┘                    └─good─▶ repartition by cluster ─▶ coordinator (6 stores, punctuation)
  *                                                                           │
  *              skew.migration-commands (key node) ◀── command ─────────────┤
  *              skew.slot-table (key cluster/slot, compacted) ◀── row ──────┤
  *              skew.migration-status (key cluster/repair) ◀── repair status┤
- *              skew.membership (key cluster/node, compacted) ◀── membership┘
+ *              skew.membership (key cluster/node, compacted) ◀── membership┤
+ *              skew.proposals (key cluster) ◀── dry run's plan ────────────┤
+ *              skew.decisions (key cluster) ◀── why it acted or not ───────┘
  *
  *  skew.slot-table ─▶ global store published-slot-table (the coordinator adopts a table from it)
  * </pre>
@@ -78,6 +82,10 @@ public final class MigratorTopology {
             LOG.warn("no node-keys-file: node messages are not authenticated; any client that can write the status or "
                     + "capacity topic can speak for any node, and commands to the agents are not signed (docs/security.md)");
         }
+        if (!settings.operatorKeys().configured()) {
+            LOG.warn("no operator-keys-file: control records are not authenticated; any client that can write the control topic "
+                    + "can pause, throttle or dry-run this migrator (docs/security.md)");
+        }
         StreamsBuilder builder = new StreamsBuilder();
 
         builder.addStateStore(store(stores, CoordinatorProcessor.REPAIR_STORE, serdes.repairState()));
@@ -96,13 +104,14 @@ public final class MigratorTopology {
                 Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("published-slot-table"),
                 () -> new PublishedRows(CoordinatorProcessor.PUBLISHED_STORE));
         builder.addStateStore(store(stores, CoordinatorProcessor.MEMBERSHIP_STORE, serdes.member()));
+        builder.addStateStore(store(stores, CoordinatorProcessor.CONTROL_STORE, serdes.control()));
 
         KStream<String, MigratorInput> decoded = builder
                 .stream(List.of(topics.alerts(), topics.reports(), topics.nodeCapacity(), topics.migrationStatus(),
-                                topics.membership()),
+                                topics.membership(), topics.control()),
                         Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("inputs"))
                 .process(() -> new InputDecoder(topics, serdes, settings.slotCount(), settings.futureSkew(), keys,
-                        settings.clusters(), settings.limits().nodeExpiry()), Named.as("decode"));
+                        settings.clusters(), settings.limits().nodeExpiry(), settings.operatorKeys()), Named.as("decode"));
 
         Map<String, KStream<String, MigratorInput>> byKind = decoded.split(Named.as("input-"))
                 .branch((k, v) -> v instanceof MigratorInput.Rejected, Branched.as("rejected"))
@@ -119,13 +128,16 @@ public final class MigratorTopology {
                 .repartition(Repartitioned.with(Serdes.String(), serdes.envelope()).withName("by-cluster"))
                 .process(() -> new CoordinatorProcessor(settings, serdes), Named.as("coordinator"),
                         CoordinatorProcessor.REPAIR_STORE, CoordinatorProcessor.CAPACITY_STORE,
-                        CoordinatorProcessor.REPORT_STORE, CoordinatorProcessor.SLOT_STORE, CoordinatorProcessor.MEMBERSHIP_STORE);
+                        CoordinatorProcessor.REPORT_STORE, CoordinatorProcessor.SLOT_STORE, CoordinatorProcessor.MEMBERSHIP_STORE,
+                        CoordinatorProcessor.CONTROL_STORE);
 
         Map<String, KStream<String, MigratorOutput>> byType = outputs.split(Named.as("output-"))
                 .branch((k, v) -> v instanceof MigratorOutput.Command, Branched.as("command"))
                 .branch((k, v) -> v instanceof MigratorOutput.Assignment, Branched.as("assignment"))
                 .branch((k, v) -> v instanceof MigratorOutput.Refused, Branched.as("refused"))
                 .branch((k, v) -> v instanceof MigratorOutput.Membership, Branched.as("membership"))
+                .branch((k, v) -> v instanceof MigratorOutput.Proposal, Branched.as("proposal"))
+                .branch((k, v) -> v instanceof MigratorOutput.Decision, Branched.as("decision"))
                 .defaultBranch(Branched.as("repair-status"));
         byType.get("output-command")
                 .mapValues(v -> ((MigratorOutput.Command) v).value(), Named.as("command-value"))
@@ -141,6 +153,12 @@ public final class MigratorTopology {
         byType.get("output-membership")
                 .mapValues(v -> ((MigratorOutput.Membership) v).value(), Named.as("membership-value"))
                 .to(topics.membership(), Produced.with(Serdes.String(), limit.bound(serdes.membership())).withName("membership"));
+        byType.get("output-proposal")
+                .mapValues(v -> ((MigratorOutput.Proposal) v).value(), Named.as("proposal-value"))
+                .to(topics.proposals(), Produced.with(Serdes.String(), limit.bound(serdes.proposal())).withName("proposals"));
+        byType.get("output-decision")
+                .mapValues(v -> ((MigratorOutput.Decision) v).value(), Named.as("decision-value"))
+                .to(topics.decisions(), Produced.with(Serdes.String(), limit.bound(serdes.decision())).withName("decisions"));
         byType.get("output-repair-status")
                 .mapValues(v -> ((MigratorOutput.RepairStatus) v).value(), Named.as("repair-status-value"))
                 .to(topics.migrationStatus(), Produced.with(Serdes.String(), limit.bound(serdes.status())).withName("repair-status"));

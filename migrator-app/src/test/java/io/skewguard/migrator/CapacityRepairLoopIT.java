@@ -64,19 +64,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The whole migration loop on a real broker (docs/design.md §6, §8, §9): six storage nodes, each an
- * {@link InMemoryNodeStore} that really holds its keys, a real {@link CommandAgent} and a
- * {@link NodeReporter} sending the store's write counts and capacity (used bytes and per-shard bytes
- * as the store holds them); the real detector turning those into reports and alerts; the real
- * migrator planning, copying, switching and cleaning up; and a writer that places keys through the
- * slot table it follows on the compacted topic ({@link WeightedRouter}), so that writes reach slots
- * while they are being copied (the source's dual-write) and after they switched.
- *
- * <p>The nodes are heterogeneous: n0–n2 have half the capacity of n3–n5, and with equal weights the
- * ring spreads the data about evenly over the six, so the small nodes are about twice as full
- * (capacity CV ≈ 0.35 &gt; 0.25). Time is scaled down (detector tick 1 s, window 3 s, grace 2 s,
- * cooldown 5 s; migrator transactions every 100 ms; agents poll every 100 ms) and event time is the
- * wall clock, so the run takes well under a minute and a half.
+ * The whole migration loop on a real broker (docs/design.md §6, §8, §9), as {@link RepairLoopRig}
+ * runs it: the real detector, migrator, agents and reporters, stores that really hold keys, and a
+ * writer routing through the slot table on the topic. The repair runs to its end; then every key
+ * reads back at its last version, and the table, the agents and the stores agree. The run takes
+ * well under a minute and a half.
  */
 class CapacityRepairLoopIT {
 
@@ -86,16 +78,11 @@ class CapacityRepairLoopIT {
     static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
 
     private static final String SCOPE = "capacity-loop-it-" + UUID.randomUUID();
-    private static final String CLUSTER = "c1";
-    private static final String[] NODES = {"n0", "n1", "n2", "n3", "n4", "n5"};
-    private static final int SLOTS = 64;
-    private static final int CANDIDATES = 2;
-    private static final int VNODES = HashRing.DEFAULT_VNODES_PER_UNIT;
-    private static final double TARGET_CV = 0.10;
-    private static final int INITIAL_KEYS = 24_000;
-    private static final int VALUE_BYTES = 200;
-    /** Writes per writer step (100 ms): half new keys, half overwrites of keys written before. */
-    private static final int WRITES_PER_STEP = 10;
+    private static final String CLUSTER = RepairLoopRig.CLUSTER;
+    private static final String[] NODES = RepairLoopRig.NODES;
+    private static final int SLOTS = RepairLoopRig.SLOTS;
+    private static final double TARGET_CV = RepairLoopRig.TARGET_CV;
+    private static final int INITIAL_KEYS = RepairLoopRig.INITIAL_KEYS;
     /** A hang fails the test instead of blocking the build. */
     private static final Duration REPAIR_DEADLINE = Duration.ofSeconds(150);
 
@@ -104,118 +91,31 @@ class CapacityRepairLoopIT {
         MockSchemaRegistry.drop(SCOPE);
     }
 
-    private static long capacity(String node) {
-        return node.compareTo("n3") < 0 ? 2_000_000L : 4_000_000L;
-    }
 
     @Test
     void detectorMigratorAndAgentsMoveShardsUntilTheCapacityCvIsAtTheTarget(@TempDir Path dir) throws Exception {
         long startedAt = System.nanoTime();
         EmbeddedKafka broker = KAFKA.broker();
-        Topics topics = new Topics("cap.");
-        broker.createTopics(2, topics.nodeWrites(), topics.nodeCapacity());
-        broker.createTopics(1, topics.reports(), topics.alerts(), topics.migrationCommands(), topics.migrationStatus(),
-                topics.weightCommands(), topics.dlq());
-        broker.createCompactedTopics(1, topics.slotTable(), topics.nodeWeights(), topics.membership());
-        Map<String, Object> serde = Map.of("schema.registry.url", "mock://" + SCOPE);
-        Map<String, Object> kafka = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
-                "schema.registry.url", "mock://" + SCOPE);
-
-        DetectorSettings detectorSettings = DetectorSettings.of(Map.ofEntries(
-                Map.entry("session.timeout.ms", "6000"),
-                Map.entry("heartbeat.interval.ms", "1500"),
-                Map.entry(DetectorSettings.BOOTSTRAP_SERVERS, broker.bootstrapServers()),
-                Map.entry(DetectorSettings.SCHEMA_REGISTRY_URL, "mock://" + SCOPE),
-                Map.entry(DetectorSettings.APPLICATION_ID, "capacity-loop-detector"),
-                Map.entry(DetectorSettings.TOPIC_PREFIX, topics.prefix()),
-                Map.entry(DetectorSettings.TICK, "1s"),
-                Map.entry(DetectorSettings.WINDOW, "3s"),
-                Map.entry(DetectorSettings.GRACE, "2s"),
-                Map.entry(DetectorSettings.COOLDOWN, "5s"),
-                Map.entry(DetectorSettings.FLUSH_INTERVAL, "300ms"),
-                Map.entry(DetectorSettings.COMMIT_INTERVAL, "300ms"),
-                Map.entry(DetectorSettings.STATE_DIR, dir.resolve("detector").toString())));
-
-        MigratorSettings migratorSettings = MigratorSettings.of(Map.ofEntries(
-                Map.entry("bootstrap.servers", broker.bootstrapServers()),
-                Map.entry("schema.registry.url", "mock://" + SCOPE),
-                Map.entry("application.id", "capacity-loop-migrator"),
-                Map.entry("topic-prefix", topics.prefix()),
-                Map.entry("state.dir", dir.resolve("migrator").toString()),
-                Map.entry("target-cv", Double.toString(TARGET_CV)),
-                Map.entry("slot-count", Integer.toString(SLOTS)),
-                Map.entry("candidates", Integer.toString(CANDIDATES)),
-                Map.entry("vnodes-per-unit", Integer.toString(VNODES)),
-                Map.entry("commit-interval", "100ms"),
-                Map.entry("tick-interval", "200ms"),
-                // the writes hold the budget at its floor (10 %): 100 kB/s shared by a batch's copies, so a
-                // copy of a ~40 kB shard runs over several progress reports while the writer keeps writing
-                Map.entry("max-bytes-per-sec", "1000000"),
-                // short clocks: an agent that does not answer aborts batches (and ends the repair) within seconds
-                Map.entry("copy-stall-timeout", "10s"),
-                Map.entry("prepare-timeout", "10s"),
-                Map.entry("retry-interval", "2s"),
-                Map.entry("abort-timeout", "5s")));
-
-        // the nodes: stores that really hold keys, each found by the others as the source of a copy
-        Map<String, InMemoryNodeStore> stores = new ConcurrentHashMap<>();
-        for (String node : NODES) {
-            stores.put(node, new InMemoryNodeStore(node, SLOTS, System::currentTimeMillis, stores::get));
-        }
-
-        // writers start from the table the migrator builds on its first plan: the ring of the reporting nodes
-        SlotTable ring = SlotTable.fromRing(HashRing.of(Arrays.stream(NODES).map(n -> new Node(n, null, 1.0)).toList(), VNODES),
-                CANDIDATES, SLOTS);
-        RoutingView view = RoutingView.of(CLUSTER, ring);
-        Writer writer = new Writer(view, stores);
-        for (int i = 0; i < INITIAL_KEYS; i++) {
-            writer.write("key-" + i, null);
-        }
-        writer.keysCreated = INITIAL_KEYS;
-        double initialStoreCv = cv(stores);
+        RepairLoopRig rig = new RepairLoopRig(broker, SCOPE, "cap.");
+        Topics topics = rig.topics;
+        Map<String, Object> serde = rig.serde;
+        Map<String, InMemoryNodeStore> stores = rig.stores;
+        SlotTable ring = rig.ring;
+        RoutingView view = rig.view;
+        RepairLoopRig.Writer writer = rig.writer;
+        double initialStoreCv = rig.initialStoreCv;
         LOG.info("filled {} keys; utilisation {}, capacity CV {}", INITIAL_KEYS, utilisations(stores), fmt(initialStoreCv));
         assertThat(initialStoreCv).as("capacity CV of the initial fill").isGreaterThan(0.25);
 
-        List<AutoCloseable> closeLast = new ArrayList<>();
-        Map<String, NodeReporter> reporters = new LinkedHashMap<>();
-        Map<String, CommandAgent> agents = new LinkedHashMap<>();
         SchemaRegistrySerde<MigrationStatus> statusSerde = SchemaRegistrySerde.of(MigrationStatus.class, serde, false);
         SchemaRegistrySerde<SkewReport> reportSerde = SchemaRegistrySerde.of(SkewReport.class, serde, false);
         SchemaRegistrySerde<SkewAlert> alertSerde = SchemaRegistrySerde.of(SkewAlert.class, serde, false);
         SchemaRegistrySerde<SlotAssignment> slotSerde = SchemaRegistrySerde.of(SlotAssignment.class, serde, false);
-        try (DetectorApp.Running detector = DetectorApp.start(detectorSettings);
-             KafkaStreams migrator = new KafkaStreams(MigratorTopology.build(migratorSettings),
-                     MigratorTopology.streamsConfig(migratorSettings));
-             WeightedRouter router = WeightedRouter.start(view, topics,
-                     Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()), serde);
-             KafkaConsumer<String, MigrationStatus> statuses = consumer(broker, topics.migrationStatus(), statusSerde)) {
-            AtomicReference<Throwable> migratorFailure = new AtomicReference<>();
-            migrator.setUncaughtExceptionHandler(e -> {
-                migratorFailure.compareAndSet(null, e);
-                return org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
-            });
-            migrator.start();
-            for (String node : NODES) {
-                InMemoryNodeStore store = stores.get(node);
-                CommandAgent agent = new CommandAgent(new AgentSettings(CLUSTER, node, SLOTS, topics,
-                        dir.resolve("agent-" + node + ".state"), Duration.ofMillis(100), Duration.ofMillis(200), kafka),
-                        store, System::currentTimeMillis);
-                agents.put(node, agent.start());
-                closeLast.add(agent);
-                NodeReporter reporter = new NodeReporter(
-                        new ReporterSettings(CLUSTER, node, SLOTS, topics, Duration.ofMillis(500), Duration.ofMillis(500), serde),
-                        broker.producer(new ByteArraySerializer(), new ByteArraySerializer()),
-                        () -> snapshot(store), System::currentTimeMillis);
-                reporters.put(node, reporter.start());
-                closeLast.add(reporter);
-            }
-            writer.reporters = reporters;
-            assertThat(detector.awaitRunning(Duration.ofSeconds(60))).as("detector running").isTrue();
-            assertThat(router.awaitCaughtUp(Duration.ofSeconds(60))).as("router caught up").isTrue();
-
-            Thread writing = new Thread(writer, "writer");
-            writing.setDaemon(true);
-            writing.start();
+        try (rig;
+             KafkaConsumer<String, MigrationStatus> statuses = rig.statuses(statusSerde)) {
+            rig.start(dir, "capacity-loop", rig.migratorSettings(dir, "capacity-loop-migrator", Map.of()));
+            Map<String, CommandAgent> agents = rig.agents;
+            AtomicReference<Throwable> migratorFailure = rig.migratorFailure;
 
             // run until the migrator says the repair is over (DONE or FAILED), or the deadline
             List<MigrationStatus> repair = new ArrayList<>();
@@ -228,8 +128,7 @@ class CapacityRepairLoopIT {
                     (r.value().getMigrationId().equals(CLUSTER + "/repair") ? repair : answers).add(r.value());
                 }
             }
-            writer.running.set(false);
-            writing.join(10_000);
+            rig.stopWriting();
             long writesStoppedAt = System.currentTimeMillis();
             assertThat(writer.failure.get()).as("writer failure").isNull();
             assertThat(migratorFailure.get()).as("migrator failure").isNull();
@@ -352,9 +251,6 @@ class CapacityRepairLoopIT {
             }
             LOG.info("checked {} keys; writes stopped {} ms before the checks", checked, System.currentTimeMillis() - writesStoppedAt);
         } finally {
-            for (int i = closeLast.size() - 1; i >= 0; i--) {
-                closeLast.get(i).close();
-            }
             statusSerde.close();
             reportSerde.close();
             alertSerde.close();
@@ -362,144 +258,24 @@ class CapacityRepairLoopIT {
         }
     }
 
-    /** The writer: places keys with the router, counts them for the reporters, retries a stale route. */
-    private static final class Writer implements Runnable {
-        final RoutingView view;
-        final Map<String, InMemoryNodeStore> stores;
-        final Map<String, Long> lastVersion = new ConcurrentHashMap<>();
-        final AtomicBoolean running = new AtomicBoolean(true);
-        final AtomicReference<Throwable> failure = new AtomicReference<>();
-        final AtomicLong version = new AtomicLong();
-        final Random random = new Random(7);
-        volatile Map<String, NodeReporter> reporters = Map.of();
-        volatile long keysCreated;
-        volatile long loopWrites;
-        volatile long dualWrites;
-        volatile long staleRetries;
-
-        Writer(RoutingView view, Map<String, InMemoryNodeStore> stores) {
-            this.view = view;
-            this.stores = stores;
-        }
-
-        @Override
-        public void run() {
-            try {
-                while (running.get()) {
-                    for (int i = 0; i < WRITES_PER_STEP; i++) {
-                        String key = i % 2 == 0 ? "key-" + keysCreated++ : "key-" + random.nextInt((int) keysCreated);
-                        write(key, reporters);
-                        loopWrites++;
-                    }
-                    Thread.sleep(100);
-                }
-            } catch (Throwable t) {
-                failure.set(t);
-            }
-        }
-
-        /** One write of {@code key} with a new version to the node the slot table picks. */
-        void write(String key, Map<String, NodeReporter> heat) throws InterruptedException {
-            long v = version.incrementAndGet();
-            byte[] value = new byte[VALUE_BYTES];
-            Arrays.fill(value, (byte) v);
-            int slot = view.slotOf(key);
-            for (int attempt = 0; ; attempt++) {
-                InMemoryNodeStore store = stores.get(view.pick(key));
-                boolean copiedAway = store.forwards(slot);
-                try {
-                    store.put(key, v, value);
-                } catch (StaleRouteException e) {
-                    // the slot moved and this writer's table is older than the node's: wait for the new row
-                    staleRetries++;
-                    if (attempt >= 1000) {
-                        throw new IllegalStateException("slot " + slot + " stayed stale for 10 s at " + store.node(), e);
-                    }
-                    Thread.sleep(10);
-                    continue;
-                }
-                lastVersion.put(key, v);
-                if (copiedAway) {
-                    dualWrites++;
-                }
-                if (heat != null) {
-                    heat.get(store.node()).record(slot, key.length() + (long) VALUE_BYTES);
-                }
-                return;
-            }
-        }
-    }
-
-    /** What a node reports: the bytes its store holds, per slot, and its capacity. */
-    private static CapacitySnapshot snapshot(InMemoryNodeStore store) {
-        Map<Integer, Long> shards = store.shardBytes();
-        long used = shards.values().stream().mapToLong(Long::longValue).sum();
-        return new CapacitySnapshot(used, capacity(store.node()), null, shards);
-    }
-
-    private static boolean showsExactly(SkewReport report, Map<String, Long> used) {
-        if (report.getNodes().size() != used.size()) {
-            return false;
-        }
-        for (NodeFigures f : report.getNodes()) {
-            if (!used.containsKey(f.getNode()) || used.get(f.getNode()) != f.getUsedBytes()) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Population CV of utilisation (used / total), as the detector computes it. */
-    private static double cv(Map<String, InMemoryNodeStore> stores) {
-        double[] u = Arrays.stream(NODES).mapToDouble(n -> (double) stores.get(n).usedBytes() / capacity(n)).toArray();
-        double mean = Arrays.stream(u).average().orElseThrow();
-        double var = Arrays.stream(u).map(x -> (x - mean) * (x - mean)).average().orElseThrow();
-        return Math.sqrt(var) / mean;
-    }
-
     private static Map<String, String> utilisations(Map<String, InMemoryNodeStore> stores) {
-        Map<String, String> out = new TreeMap<>();
-        for (String n : NODES) {
-            out.put(n, fmt((double) stores.get(n).usedBytes() / capacity(n)));
-        }
-        return out;
+        return RepairLoopRig.utilisations(stores);
     }
 
     private static String fmt(double x) {
-        return String.format(java.util.Locale.ROOT, "%.4f", x);
+        return RepairLoopRig.fmt(x);
     }
 
-    /** The slot table as the compacted topic holds it: every committed row up to the end, latest per slot. */
+    private static double cv(Map<String, InMemoryNodeStore> stores) {
+        return RepairLoopRig.cv(stores);
+    }
+
+    private static boolean showsExactly(SkewReport report, Map<String, Long> used) {
+        return RepairLoopRig.showsExactly(report, used);
+    }
+
     private static Map<Integer, SlotAssignment> readTable(EmbeddedKafka kafka, String topic, SchemaRegistrySerde<SlotAssignment> serde,
             Duration timeout) {
-        Map<Integer, SlotAssignment> table = new TreeMap<>();
-        long deadline = System.nanoTime() + timeout.toNanos();
-        try (KafkaConsumer<String, SlotAssignment> c = consumer(kafka, topic, serde)) {
-            Map<TopicPartition, Long> end = c.endOffsets(c.assignment());
-            while (end.entrySet().stream().anyMatch(e -> c.position(e.getKey()) < e.getValue())) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("did not reach the end of " + topic + " within " + timeout);
-                }
-                for (ConsumerRecord<String, SlotAssignment> r : c.poll(Duration.ofMillis(200))) {
-                    table.put(r.value().getSlot(), r.value());
-                }
-            }
-        }
-        return table;
-    }
-
-    private static <V extends org.apache.avro.specific.SpecificRecord> KafkaConsumer<String, V> consumer(
-            EmbeddedKafka kafka, String topic, SchemaRegistrySerde<V> serde) {
-        Map<String, Object> config = new HashMap<>();
-        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        KafkaConsumer<String, V> consumer = new KafkaConsumer<>(config, new StringDeserializer(), serde.deserializer());
-        List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-                .map(p -> new TopicPartition(topic, p.partition())).toList();
-        consumer.assign(partitions);
-        consumer.seekToBeginning(partitions);
-        return consumer;
+        return RepairLoopRig.readTable(kafka, topic, serde, timeout);
     }
 }

@@ -112,7 +112,8 @@ class DrainRestartIT {
         broker.createTopics(2, topics.nodeWrites(), topics.nodeCapacity());
         broker.createTopics(1, topics.reports(), topics.alerts(), topics.migrationCommands(), topics.migrationStatus(),
                 topics.weightCommands(), topics.dlq());
-        broker.createCompactedTopics(1, topics.slotTable(), topics.nodeWeights(), topics.membership());
+        broker.createCompactedTopics(1, topics.slotTable(), topics.nodeWeights(), topics.membership(), topics.control());
+        broker.createTopics(1, topics.proposals(), topics.decisions());
         Map<String, Object> serde = Map.of("schema.registry.url", "mock://" + SCOPE);
         Map<String, Object> kafka = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
                 "schema.registry.url", "mock://" + SCOPE);

@@ -57,6 +57,11 @@ final class MigratorHarness implements AutoCloseable {
     final List<MigrationCommand> allCommands = new ArrayList<>();
     final List<SlotAssignment> allRows = new ArrayList<>();
     final List<MigrationStatus> repairStatus = new ArrayList<>();
+    TestInputTopic<byte[], byte[]> controlIn;
+    TestOutputTopic<String, io.skewguard.schemas.Proposal> proposalsOut;
+    TestOutputTopic<String, io.skewguard.schemas.Decision> decisionsOut;
+    final List<io.skewguard.schemas.Proposal> allProposals = new ArrayList<>();
+    final List<io.skewguard.schemas.Decision> allDecisions = new ArrayList<>();
     long clock = 1_000_000;
 
     MigratorHarness(Path stateDir, Map<String, String> overrides) {
@@ -96,18 +101,57 @@ final class MigratorHarness implements AutoCloseable {
                 serde(io.skewguard.schemas.NodeMembership.class).serializer());
         membershipOut = driver.createOutputTopic(topics.membership(), Serdes.String().deserializer(),
                 serde(io.skewguard.schemas.NodeMembership.class).deserializer());
+        controlIn = driver.createInputTopic(topics.control(), Serdes.ByteArray().serializer(), Serdes.ByteArray().serializer());
+        proposalsOut = driver.createOutputTopic(topics.proposals(), Serdes.String().deserializer(),
+                serde(io.skewguard.schemas.Proposal.class).deserializer());
+        decisionsOut = driver.createOutputTopic(topics.decisions(), Serdes.String().deserializer(),
+                serde(io.skewguard.schemas.Decision.class).deserializer());
+    }
+
+    /** An operator's control record as 'skewguard ctl' writes it; signed with {@code key} when given. */
+    void sendControl(io.skewguard.schemas.ControlKind kind, boolean on, Long bytesPerSec, String node, String operator,
+            io.skewguard.schemas.auth.NodeSignature key) {
+        long now = tick();
+        io.skewguard.schemas.OperatorControl c = io.skewguard.schemas.OperatorControl.newBuilder().setCluster(CLUSTER).setControl(kind)
+                .setEnabled(on).setBytesPerSec(bytesPerSec).setNode(node).setOperator(operator).setReason("test")
+                .setUpdatedAt(Instant.ofEpochMilli(now)).build();
+        byte[] recordKey = io.skewguard.runtime.control.ControlRecords.key(CLUSTER, kind, node)
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] value = serde(io.skewguard.schemas.OperatorControl.class).serializer().serialize(topics.control(), c);
+        org.apache.kafka.common.header.internals.RecordHeaders headers = new org.apache.kafka.common.header.internals.RecordHeaders();
+        if (key != null) {
+            key.signInto(headers, topics.control(), recordKey, value);
+        }
+        controlIn.pipeInput(new TestRecord<>(recordKey, value, headers, Instant.ofEpochMilli(now)));
+        drainOutputs();
+    }
+
+    void sendControl(io.skewguard.schemas.ControlKind kind, boolean on) {
+        sendControl(kind, on, null, null, "alice", null);
+    }
+
+    /** Dead letters written so far, as (reason, source topic). */
+    List<String> deadLetterReasons() {
+        List<String> reasons = new ArrayList<>();
+        for (TestRecord<byte[], byte[]> r : dlq.readRecordsToList()) {
+            reasons.add(new String(r.headers().lastHeader(io.skewguard.schemas.DeadLetter.REASON).value(),
+                    java.nio.charset.StandardCharsets.UTF_8));
+        }
+        return reasons;
     }
 
     /** Simulates a crash and restart: a new driver on the same state dir, stores restored from the changelogs. */
     void restart() {
         Map<String, List<KeyValue<String, Object>>> changelogs = new HashMap<>();
         for (String store : List.of(CoordinatorProcessor.REPAIR_STORE, CoordinatorProcessor.CAPACITY_STORE,
-                CoordinatorProcessor.REPORT_STORE, CoordinatorProcessor.SLOT_STORE, CoordinatorProcessor.MEMBERSHIP_STORE)) {
+                CoordinatorProcessor.REPORT_STORE, CoordinatorProcessor.SLOT_STORE, CoordinatorProcessor.MEMBERSHIP_STORE,
+                CoordinatorProcessor.CONTROL_STORE)) {
             Serde<?> valueSerde = switch (store) {
                 case CoordinatorProcessor.REPAIR_STORE -> JsonStateSerde.of(io.skewguard.migrator.policy.RepairState.class, "repair state");
                 case CoordinatorProcessor.CAPACITY_STORE -> serde(CapacityEvent.class);
                 case CoordinatorProcessor.REPORT_STORE -> serde(SkewReport.class);
                 case CoordinatorProcessor.MEMBERSHIP_STORE -> JsonStateSerde.of(io.skewguard.migrator.policy.Member.class, "membership record");
+                case CoordinatorProcessor.CONTROL_STORE -> serde(io.skewguard.schemas.OperatorControl.class);
                 default -> serde(SlotAssignment.class);
             };
             TestOutputTopic<String, ?> changelog = driver.createOutputTopic(settings.applicationId() + "-" + store + "-changelog",
@@ -202,6 +246,8 @@ final class MigratorHarness implements AutoCloseable {
         pending.addAll(fresh);
         allRows.addAll(slotTable.readValuesToList());
         allMembership.addAll(membershipOut.readValuesToList());
+        allProposals.addAll(proposalsOut.readValuesToList());
+        allDecisions.addAll(decisionsOut.readValuesToList());
         for (MigrationStatus s : statusOut.readValuesToList()) {
             if (s.getMigrationId().equals(CLUSTER + "/repair")) {
                 repairStatus.add(s);

@@ -60,7 +60,8 @@ class MigratorIT {
             Topics topics = Topics.defaults();
             kafka.createTopics(2, topics.alerts(), topics.reports(), topics.nodeCapacity(), topics.migrationStatus(),
                     topics.migrationCommands(), topics.dlq());
-            kafka.createCompactedTopics(1, topics.slotTable(), topics.membership());
+            kafka.createCompactedTopics(1, topics.slotTable(), topics.membership(), topics.control());
+        kafka.createTopics(1, topics.proposals(), topics.decisions());
             MigratorSettings settings = MigratorSettings.of(Map.of(
                     "bootstrap.servers", kafka.bootstrapServers(),
                     "schema.registry.url", registry,

@@ -54,7 +54,8 @@ class MigratorPoisonIT {
         Topics topics = Topics.defaults();
         KAFKA.broker().createTopics(1, topics.alerts(), topics.reports(), topics.nodeCapacity(), topics.migrationStatus(),
                 topics.migrationCommands(), topics.dlq());
-        KAFKA.broker().createCompactedTopics(1, topics.slotTable(), topics.membership());
+        KAFKA.broker().createCompactedTopics(1, topics.slotTable(), topics.membership(), topics.control());
+        KAFKA.broker().createTopics(1, topics.proposals(), topics.decisions());
         MigratorSettings settings = MigratorSettings.of(Map.of(
                 "bootstrap.servers", KAFKA.bootstrapServers(),
                 "schema.registry.url", registry,

@@ -68,7 +68,8 @@ class MigratorRegistryOutageIT {
         Topics topics = Topics.defaults();
         broker.createTopics(1, topics.alerts(), topics.reports(), topics.nodeCapacity(), topics.migrationStatus(),
                 topics.migrationCommands(), topics.dlq());
-        broker.createCompactedTopics(1, topics.slotTable(), topics.membership());
+        broker.createCompactedTopics(1, topics.slotTable(), topics.membership(), topics.control());
+        broker.createTopics(1, topics.proposals(), topics.decisions());
         String mine = "mock://" + scope;
         SimulatedAgents agents = MigratorIT.skewedCluster();
 

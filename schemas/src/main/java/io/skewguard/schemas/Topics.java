@@ -88,6 +88,25 @@ public record Topics(String prefix) {
     return prefix + "membership";
   }
 
+  /**
+   * Compacted topic of {@code OperatorControl} records, key {@code cluster/dry-run}, {@code
+   * cluster/pause}, {@code cluster/throttle} or {@code cluster/exclude/node}: operators (the {@code
+   * ctl} command) to the balancer and the migrator.
+   */
+  public String control() {
+    return prefix + "control";
+  }
+
+  /** Topic of {@code Proposal}s, key cluster: what the balancer and the migrator would do in dry run. */
+  public String proposals() {
+    return prefix + "proposals";
+  }
+
+  /** Topic of {@code Decision}s, key cluster: why the balancer and the migrator acted or did not (the decision log). */
+  public String decisions() {
+    return prefix + "decisions";
+  }
+
   /** Dead-letter topic every app writes undecodable or invalid records to. */
   public String dlq() {
     return prefix + "dlq";
@@ -106,11 +125,14 @@ public record Topics(String prefix) {
         migrationStatus(),
         slotTable(),
         membership(),
+        control(),
+        proposals(),
+        decisions(),
         dlq());
   }
 
   /** The compacted topics (latest value per key is the state), so topic creation sets cleanup.policy. */
   public List<String> compacted() {
-    return List.of(nodeWeights(), slotTable(), membership());
+    return List.of(nodeWeights(), slotTable(), membership(), control());
   }
 }

@@ -11,8 +11,10 @@ class TopicsTest {
   void defaultsAreTheTopicsOfDesignSectionEight() {
     assertThat(Topics.defaults().all()).containsExactly(
         "skew.node-writes", "skew.node-capacity", "skew.reports", "skew.alerts", "skew.weight-commands",
-        "skew.node-weights", "skew.migration-commands", "skew.migration-status", "skew.slot-table", "skew.membership", "skew.dlq");
-    assertThat(Topics.defaults().compacted()).containsExactly("skew.node-weights", "skew.slot-table", "skew.membership");
+        "skew.node-weights", "skew.migration-commands", "skew.migration-status", "skew.slot-table", "skew.membership", "skew.control",
+        "skew.proposals", "skew.decisions", "skew.dlq");
+    assertThat(Topics.defaults().compacted()).containsExactly("skew.node-weights", "skew.slot-table", "skew.membership",
+        "skew.control");
   }
 
   @Test
@@ -20,7 +22,7 @@ class TopicsTest {
     Topics topics = new Topics("team-a.test_");
     assertThat(topics.nodeWrites()).isEqualTo("team-a.test_node-writes");
     assertThat(topics.dlq()).isEqualTo("team-a.test_dlq");
-    assertThat(topics.all()).allMatch(t -> t.startsWith("team-a.test_")).hasSize(11).doesNotHaveDuplicates();
+    assertThat(topics.all()).allMatch(t -> t.startsWith("team-a.test_")).hasSize(14).doesNotHaveDuplicates();
     assertThat(new Topics("").slotTable()).isEqualTo("slot-table");
   }
 

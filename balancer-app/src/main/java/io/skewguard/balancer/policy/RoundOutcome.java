@@ -23,6 +23,11 @@ public enum RoundOutcome {
      * the repair stays armed and waits for figures.
      */
     UNMEASURABLE,
+    /**
+     * Every node outside the deadband that could still move is excluded by an operator (its weight
+     * stays as it is): no epoch; the repair stays armed.
+     */
+    EXCLUDED,
     /** After a repair, weights moved back toward 1.0 (only with decay configured): new epoch. */
     DECAYED;
 

@@ -58,6 +58,13 @@ import java.util.TreeMap;
  * epoch, and the repair stays armed in case the load shifts. After a repair the weights stay unless
  * {@code decay > 0}, which gives back that fraction of each log-weight per round (same step limit).
  *
+ * <h2>Excluded nodes</h2>
+ *
+ * A node the snapshot holds ({@link LoadSnapshot#held()}: an operator excluded it) keeps its
+ * weight: its heat and capacity still count in every share, it opens no change, and a decay round
+ * skips it. A round in which only held nodes are outside the deadband reports
+ * {@link RoundOutcome#EXCLUDED} and writes no epoch.
+ *
  * <p>Pure: results depend only on the arguments (Java 17 floating point is strict), so a replayed
  * report yields the same round, epoch and weights.
  */
@@ -123,6 +130,7 @@ public final class WeightController implements WeightPolicy {
         NavigableMap<String, NodeControl> next = new TreeMap<>(state.nodes());
         List<WeightChange> changes = new ArrayList<>();
         boolean anyOutside = false;
+        boolean heldOutside = false;
         for (NodeLoad load : snapshot.nodes()) {
             NodeControl control = next.computeIfAbsent(load.node(), n -> NodeControl.initial(settings.gain()));
             if (load.capacity() <= 0) {
@@ -130,6 +138,10 @@ public final class WeightController implements WeightPolicy {
             }
             double ratio = (load.heat() / totalHeat) / (load.capacity() / totalCapacity);
             if (Math.abs(ratio - 1.0) <= settings.deadband()) {
+                continue;
+            }
+            if (snapshot.held().contains(load.node())) {
+                heldOutside = true;
                 continue;
             }
             anyOutside = true;
@@ -151,7 +163,8 @@ public final class WeightController implements WeightPolicy {
             next.put(load.node(), new NodeControl(newWeight, gain, direction, reversals));
         }
         if (!anyOutside) {
-            return new Round(ended(state), RoundOutcome.INSIDE_DEADBAND, List.of(), gini);
+            return heldOutside ? new Round(state, RoundOutcome.EXCLUDED, List.of(), gini)
+                    : new Round(ended(state), RoundOutcome.INSIDE_DEADBAND, List.of(), gini);
         }
         if (changes.isEmpty()) {
             ControllerState floor = new ControllerState(
@@ -183,7 +196,7 @@ public final class WeightController implements WeightPolicy {
         double minLogStep = Math.log(1 - settings.maxStep());
         for (var entry : state.nodes().entrySet()) {
             double oldWeight = entry.getValue().weight();
-            if (oldWeight == 1.0) {
+            if (oldWeight == 1.0 || snapshot.held().contains(entry.getKey())) {
                 continue;
             }
             double logStep = clamp(-settings.decay() * Math.log(oldWeight), minLogStep, maxLogStep);
@@ -195,6 +208,9 @@ public final class WeightController implements WeightPolicy {
             newWeight = clamp(newWeight, settings.minWeight(), settings.maxWeight());
             changes.add(new WeightChange(entry.getKey(), oldWeight, newWeight, Double.NaN));
             next.put(entry.getKey(), entry.getValue().withWeight(newWeight));
+        }
+        if (changes.isEmpty()) {
+            return new Round(state, RoundOutcome.EXCLUDED, List.of(), snapshot.heatGini()); // only held nodes left to decay
         }
         ControllerState after = new ControllerState(
                 state.epoch() + 1, snapshot.time(), false, false, state.confirmedSince(), next);

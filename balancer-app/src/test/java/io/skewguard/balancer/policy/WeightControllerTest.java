@@ -239,4 +239,25 @@ class WeightControllerTest {
         assertThat(round.outcome()).isEqualTo(RoundOutcome.IDLE);
         assertThat(state.weights().values()).containsOnly(1.0);
     }
+
+    @Test
+    void aHeldNodeKeepsItsWeightButCountsInEveryShare() {
+        Round round = controller.onReport(repairing(), twoNodes(10 * MINUTE, 0.4, 0.8).holding(java.util.Set.of("a")));
+
+        assertThat(round.outcome()).isEqualTo(RoundOutcome.ADJUSTED);
+        assertThat(round.changes()).extracting(WeightChange::node).containsExactly("b");
+        assertThat(round.state().weight("a")).isEqualTo(1.0);
+        // b's load ratio is computed with a's heat in the total: 0.2 of the heat on half the capacity
+        assertThat(round.changes().get(0).loadRatio()).isCloseTo(0.4, within(1e-12));
+    }
+
+    @Test
+    void whenOnlyHeldNodesWouldMoveTheRoundIsExcludedAndTheRepairStaysArmed() {
+        Round round = controller.onReport(repairing(), twoNodes(10 * MINUTE, 0.4, 0.8).holding(java.util.Set.of("a", "b")));
+
+        assertThat(round.outcome()).isEqualTo(RoundOutcome.EXCLUDED);
+        assertThat(round.changes()).isEmpty();
+        assertThat(round.state().repairing()).isTrue();
+        assertThat(round.state().epoch()).isZero();
+    }
 }

@@ -94,6 +94,7 @@
       const row = el("div", { class: "node", "data-node": n.node });
       const name = el("span", { class: "name" }, n.node);
       if (n.membership && n.membership !== "ACTIVE") name.appendChild(el("small", {}, n.membership.toLowerCase()));
+      if (n.excluded) name.appendChild(el("small", { class: "excluded" }, "excluded"));
       row.appendChild(name);
       const u = bar("util" + (n.utilisation > 0.85 ? " high" : ""), n.utilisation,
         (n.utilisation * 100).toFixed(1) + "%" + (n.totalBytes > 0 ? " of " + fmtBytes(n.totalBytes) : ""));
@@ -146,6 +147,35 @@
     }
   }
 
+  // The operators' controls as badges in the header: dry run, paused, a fixed throttle, excluded nodes.
+  function drawControls(c) {
+    const box = document.getElementById("controls");
+    box.replaceChildren();
+    if (c.dryRun) box.appendChild(el("span", { class: "badge control", "data-control": "dry-run" }, "dry run"));
+    if (c.paused) box.appendChild(el("span", { class: "badge control", "data-control": "paused" }, "paused"));
+    if (c.throttleBytesPerSec > 0) box.appendChild(el("span", { class: "badge control", "data-control": "throttle" }, "throttle " + fmtBytes(c.throttleBytesPerSec) + "/s"));
+    if (c.excluded.length > 0) box.appendChild(el("span", { class: "badge control", "data-control": "excluded" }, "excluded " + c.excluded.join(", ")));
+  }
+
+  function drawProposals(proposals) {
+    const panel = document.getElementById("proposals-panel");
+    const box = document.getElementById("proposals");
+    box.replaceChildren();
+    panel.hidden = proposals.length === 0;
+    for (const p of proposals) {
+      const div = el("div", { class: "proposal", "data-app": p.app });
+      const what = p.app === "migrator"
+        ? p.metric + " " + p.current.toFixed(4) + " → " + p.expected.toFixed(4) + " · " + fmtBytes(p.bytesToMove) + " to move · first batch " + p.firstBatch + " of " + p.total + " moves"
+        : p.metric + " " + p.current.toFixed(3) + " → " + p.expected.toFixed(3) + " (estimate) · " + p.total + " weights · no data moves";
+      div.appendChild(el("h3", {}, p.app + " at " + fmtTime(p.time) + ": " + what));
+      const ul = el("ul");
+      for (const item of p.items) ul.appendChild(el("li", {}, item));
+      if (p.total > p.items.length) ul.appendChild(el("li", { class: "muted" }, "… " + (p.total - p.items.length) + " more (skewguard ctl plan)"));
+      div.appendChild(ul);
+      box.appendChild(div);
+    }
+  }
+
   function badge(id, kind, state) {
     const b = document.getElementById(id);
     b.dataset.state = state;
@@ -163,9 +193,11 @@
     drawNodes(v.nodes);
     drawMigrations(v);
     drawDecisions(v.decisions);
+    drawControls(v.controls);
+    drawProposals(v.proposals);
     document.getElementById("summary").textContent =
       (last ? "latest report " + fmtTime(last.time) + " UTC · " : "") + v.series.length + " reports shown · weight rounds " + v.weightRounds +
-      " · routing epoch " + v.routingEpoch + (v.skippedRecords > 0 ? " · " + v.skippedRecords + " undecodable records skipped" : "");
+      " · routing epoch " + v.routingEpoch + " · controls: " + v.controls.text + (v.skippedRecords > 0 ? " · " + v.skippedRecords + " undecodable records skipped" : "");
   }
 
   async function clusters() {

@@ -1,6 +1,12 @@
 package io.skewguard.migrator.membership;
 
+import io.skewguard.runtime.control.ControlRecords;
 import io.skewguard.runtime.settings.Durations;
+import io.skewguard.schemas.OperatorControl;
+import io.skewguard.schemas.auth.NodeKeys;
+import java.util.function.Function;
+import java.util.function.ToLongFunction;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import io.skewguard.schemas.NodeMembership;
 import io.skewguard.schemas.SkewReport;
 import io.skewguard.schemas.SlotAssignment;
@@ -35,11 +41,13 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * {@code timeout}, or it fails naming the topic and the servers.
  *
  * <p>A record that cannot be decoded is skipped and counted ({@link #skipped()}); an unreachable
- * registry ends the read, since every record would be skipped.
+ * registry ends the read, since every record would be skipped. One reader serves the
+ * {@code node} and {@code ctl} commands; all its reads share the one timeout, counted from its start.
  */
-final class ClusterReader implements AutoCloseable {
+public final class ClusterReader implements AutoCloseable {
 
     private static final int FIRST_REPORT_WINDOW = 64;
+
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Map<String, Object> serdeConfig;
@@ -48,7 +56,7 @@ final class ClusterReader implements AutoCloseable {
     private final Map<String, Integer> skipped = new LinkedHashMap<>();
     private long deadline;
 
-    ClusterReader(Properties consumerProperties, Map<String, Object> serdeConfig, Duration timeout) {
+    public ClusterReader(Properties consumerProperties, Map<String, Object> serdeConfig, Duration timeout) {
         Properties p = new Properties();
         p.putAll(consumerProperties);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
@@ -59,10 +67,11 @@ final class ClusterReader implements AutoCloseable {
         this.consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         this.serdeConfig = serdeConfig;
         this.timeout = timeout;
+        this.deadline = System.nanoTime() + timeout.toNanos();
     }
 
     /** Undecodable records skipped, by topic. */
-    Map<String, Integer> skipped() {
+    public Map<String, Integer> skipped() {
         return skipped;
     }
 
@@ -70,8 +79,7 @@ final class ClusterReader implements AutoCloseable {
      * @throws IllegalStateException naming the topic and servers, when a topic is missing or Kafka
      *     or the registry does not answer within the timeout
      */
-    KnownCluster read(Topics topics, String cluster) {
-        deadline = System.nanoTime() + timeout.toNanos();
+    public KnownCluster read(Topics topics, String cluster) {
         String prefix = cluster + "/";
         TreeMap<String, NodeMembership> entries = new TreeMap<>();
         try (SchemaRegistrySerde<NodeMembership> serde = SchemaRegistrySerde.of(NodeMembership.class, serdeConfig, false)) {
@@ -102,38 +110,65 @@ final class ClusterReader implements AutoCloseable {
                 }
             });
         }
-        return new KnownCluster(cluster, entries, latestReport(topics.reports(), cluster), rows);
+        List<SkewReport> latest = latest(topics.reports(), SkewReport.class, cluster, SkewReport::getCluster,
+                r -> r.getWindowEnd().toEpochMilli(), 1);
+        return new KnownCluster(cluster, entries, latest.isEmpty() ? null : latest.get(0), rows);
     }
 
-    /** The cluster's report with the latest window end, read backwards in growing windows from each partition's end. */
-    private SkewReport latestReport(String topic, String cluster) {
-        SkewReport[] latest = {null};
-        try (SchemaRegistrySerde<SkewReport> serde = SchemaRegistrySerde.of(SkewReport.class, serdeConfig, false)) {
+    /**
+     * The controls of {@code cluster} on the compacted control topic, the latest record of each key,
+     * by key; records the apps would refuse as malformed are left out (counted as skipped).
+     */
+    public Map<String, OperatorControl> controls(Topics topics, String cluster) {
+        String topic = topics.control();
+        TreeMap<String, OperatorControl> controls = new TreeMap<>();
+        try (SchemaRegistrySerde<OperatorControl> serde = SchemaRegistrySerde.of(OperatorControl.class, serdeConfig, false)) {
+            scan(topic, beginnings(topic), serde, (key, value) -> {
+                if (key == null || !key.startsWith(cluster + "/") || value == null) {
+                    return;
+                }
+                if (ControlRecords.problem(key, value, NodeKeys.none(), new RecordHeaders(), topic, new byte[0], new byte[0]).isPresent()) {
+                    skipped.merge(topic, 1, Integer::sum);
+                } else {
+                    controls.put(key, value);
+                }
+            });
+        }
+        return controls;
+    }
+
+    /**
+     * The {@code count} newest records of {@code cluster} on {@code topic} (by {@code time}, newest
+     * first), read backwards in growing windows from each partition's end, so that a long topic is
+     * not read whole.
+     */
+    public <T extends SpecificRecord> List<T> latest(String topic, Class<T> type, String cluster, Function<T, String> clusterOf,
+            ToLongFunction<T> time, int count) {
+        List<T> all = new ArrayList<>();
+        try (SchemaRegistrySerde<T> serde = SchemaRegistrySerde.of(type, serdeConfig, false)) {
             Map<TopicPartition, Long> begin = consumer.beginningOffsets(partitions(topic), remaining(topic));
             Map<TopicPartition, Long> end = consumer.endOffsets(begin.keySet(), remaining(topic));
             for (TopicPartition tp : begin.keySet()) {
                 long to = end.get(tp);
                 long window = FIRST_REPORT_WINDOW;
-                SkewReport[] found = {null};
-                while (found[0] == null && to > begin.get(tp)) {
+                List<T> found = new ArrayList<>();
+                while (found.size() < count && to > begin.get(tp)) {
                     long from = Math.max(begin.get(tp), to - window);
                     scan(topic, Map.of(tp, from), Map.of(tp, to), serde, (key, value) -> {
-                        if (value != null && value.getCluster().equals(cluster)
-                                && (found[0] == null || !value.getWindowEnd().isBefore(found[0].getWindowEnd()))) {
-                            found[0] = value;
+                        if (value != null && cluster.equals(clusterOf.apply(value))) {
+                            found.add(value);
                         }
                     });
                     to = from;
                     window *= 4;
                 }
-                if (found[0] != null && (latest[0] == null || found[0].getWindowEnd().isAfter(latest[0].getWindowEnd()))) {
-                    latest[0] = found[0];
-                }
+                all.addAll(found);
             }
         } catch (TimeoutException e) {
             throw noAnswer(topic);
         }
-        return latest[0];
+        all.sort(java.util.Comparator.comparingLong(time).reversed());
+        return all.size() > count ? List.copyOf(all.subList(0, count)) : List.copyOf(all);
     }
 
     private Map<TopicPartition, Long> beginnings(String topic) {

@@ -47,7 +47,7 @@ public final class MembershipRules {
      * @param note the operator's own words on why, or null
      * @param now the record's time
      */
-    public Verdict decide(KnownCluster k, NodeChange change, String who, String note, Instant now) {
+    public Verdict<NodeMembership> decide(KnownCluster k, NodeChange change, String who, String note, Instant now) {
         if (change instanceof NodeChange.Add a) {
             return add(k, a, reason("add", who, note), now);
         }
@@ -60,7 +60,7 @@ public final class MembershipRules {
         return remove(k, change.node(), reason("remove", who, note), now);
     }
 
-    private Verdict add(KnownCluster k, NodeChange.Add a, String reason, Instant now) {
+    private Verdict<NodeMembership> add(KnownCluster k, NodeChange.Add a, String reason, Instant now) {
         String n = a.node();
         String c = k.cluster();
         Optional<NodeMembership> entry = k.entry(n);
@@ -72,10 +72,10 @@ public final class MembershipRules {
                     + (e.getCapacityBytes() == null ? "unknown" : ByteSize.format(e.getCapacityBytes()))
                     + ": add does not change a member's rack or capacity)";
             lines.add(n + " is already ACTIVE in cluster " + c + ": nothing written" + keeps);
-            return new Verdict.Unchanged(lines);
+            return new Verdict.Unchanged<>(lines);
         }
         if (was == MembershipState.DRAINING) {
-            return new Verdict.Refused(n + " is DRAINING in cluster " + c + "; to keep it, cancel the drain: node drain " + n
+            return new Verdict.Refused<>(n + " is DRAINING in cluster " + c + "; to keep it, cancel the drain: node drain " + n
                     + " --cluster " + c + " --cancel; nothing written");
         }
         String rack = a.rack() != null ? a.rack() : k.rack(n);
@@ -97,32 +97,32 @@ public final class MembershipRules {
         }
         lines.add("Next: the migrator takes " + n + " as a migration target once it reports capacity; if no repair runs it "
                 + "starts one and moves cold shards to it at the normal rate limits until the capacity CV is under target-cv.");
-        return new Verdict.Write(lines, record(k, n, MembershipState.ACTIVE, rack, capacity, reason, now));
+        return new Verdict.Write<>(lines, record(k, n, MembershipState.ACTIVE, rack, capacity, reason, now));
     }
 
-    private Verdict drain(KnownCluster k, String n, String reason, Instant now) {
+    private Verdict<NodeMembership> drain(KnownCluster k, String n, String reason, Instant now) {
         String c = k.cluster();
         if (!k.knows(n)) {
             return unknown("drain", k, n);
         }
         MembershipState state = k.state(n);
         if (state == MembershipState.DRAINING) {
-            return new Verdict.Unchanged(List.of(describe(k, n), n + " is already DRAINING in cluster " + c
+            return new Verdict.Unchanged<>(List.of(describe(k, n), n + " is already DRAINING in cluster " + c
                     + ": nothing written; the migrator moves its shards away"));
         }
         if (state != MembershipState.ACTIVE) {
-            return new Verdict.Refused("drain of " + n + " refused: it is " + state + " in cluster " + c
+            return new Verdict.Refused<>("drain of " + n + " refused: it is " + state + " in cluster " + c
                     + ", in no candidate set, so there is nothing to drain; nothing written");
         }
         Optional<String> racks = rackRule(k, n, "drain");
         if (racks.isPresent()) {
-            return new Verdict.Refused(racks.get());
+            return new Verdict.Refused<>(racks.get());
         }
         List<String> others = others(k, n);
         OptionalLong used = k.usedBytes(n);
         long free = freeBelowHeadroom(k, others);
         if (used.isPresent() && used.getAsLong() > free) {
-            return new Verdict.Refused("drain of " + n + " refused: it holds " + ByteSize.format(used.getAsLong()) + " but the other "
+            return new Verdict.Refused<>("drain of " + n + " refused: it holds " + ByteSize.format(used.getAsLong()) + " but the other "
                     + others.size() + " live nodes have only " + ByteSize.format(free) + " free below the drain-headroom of "
                     + percent(drainHeadroom) + ", so the cluster would be over capacity; add a node first (node add) "
                     + "or remove the node instead; nothing written");
@@ -142,46 +142,46 @@ public final class MembershipRules {
                 + "reads, takes no new writes), moves its shards away at the normal rate limits, then takes it out of every "
                 + "candidate set and records it DRAINED.");
         NodeMembership e = k.entry(n).orElse(null);
-        return new Verdict.Write(lines, record(k, n, MembershipState.DRAINING, k.rack(n),
+        return new Verdict.Write<>(lines, record(k, n, MembershipState.DRAINING, k.rack(n),
                 e == null ? null : e.getCapacityBytes(), reason, now));
     }
 
-    private Verdict cancel(KnownCluster k, String n, String reason, Instant now) {
+    private Verdict<NodeMembership> cancel(KnownCluster k, String n, String reason, Instant now) {
         String c = k.cluster();
         if (!k.knows(n)) {
             return unknown("drain --cancel", k, n);
         }
         MembershipState state = k.state(n);
         if (state == MembershipState.ACTIVE) {
-            return new Verdict.Unchanged(List.of(describe(k, n), n + " is ACTIVE in cluster " + c
+            return new Verdict.Unchanged<>(List.of(describe(k, n), n + " is ACTIVE in cluster " + c
                     + ", not DRAINING: there is no drain to cancel; nothing written"));
         }
         if (state != MembershipState.DRAINING) {
-            return new Verdict.Refused("drain --cancel of " + n + " refused: it is " + state + " in cluster " + c
+            return new Verdict.Refused<>("drain --cancel of " + n + " refused: it is " + state + " in cluster " + c
                     + ", no drain runs; to take it back, node add " + n + " --cluster " + c + "; nothing written");
         }
         List<String> lines = new ArrayList<>(List.of(describe(k, n)));
         lines.add(n + " becomes ACTIVE again: the migrator clears its read-only marks in one slot-table update; it takes new "
                 + "writes again; shards already moved away stay where they are.");
         NodeMembership e = k.entry(n).orElse(null);
-        return new Verdict.Write(lines, record(k, n, MembershipState.ACTIVE, k.rack(n),
+        return new Verdict.Write<>(lines, record(k, n, MembershipState.ACTIVE, k.rack(n),
                 e == null ? null : e.getCapacityBytes(), reason, now));
     }
 
-    private Verdict remove(KnownCluster k, String n, String reason, Instant now) {
+    private Verdict<NodeMembership> remove(KnownCluster k, String n, String reason, Instant now) {
         String c = k.cluster();
         if (!k.knows(n)) {
             return unknown("remove", k, n);
         }
         MembershipState state = k.state(n);
         if (state == MembershipState.REMOVED || state == MembershipState.LOST) {
-            return new Verdict.Unchanged(List.of(describe(k, n), n + " is already " + state + " in cluster " + c
+            return new Verdict.Unchanged<>(List.of(describe(k, n), n + " is already " + state + " in cluster " + c
                     + (state == MembershipState.LOST ? " (handled as removed)" : "") + ": nothing written"));
         }
         if (state != MembershipState.DRAINED) {
             Optional<String> racks = rackRule(k, n, "remove");
             if (racks.isPresent()) {
-                return new Verdict.Refused(racks.get());
+                return new Verdict.Refused<>(racks.get());
             }
         }
         List<String> lines = new ArrayList<>(List.of(describe(k, n)));
@@ -206,7 +206,7 @@ public final class MembershipRules {
             }
         }
         NodeMembership e = k.entry(n).orElse(null);
-        return new Verdict.Write(lines, record(k, n, MembershipState.REMOVED, k.rack(n),
+        return new Verdict.Write<>(lines, record(k, n, MembershipState.REMOVED, k.rack(n),
                 e == null ? null : e.getCapacityBytes(), reason, now));
     }
 
@@ -265,8 +265,8 @@ public final class MembershipRules {
         return k.liveNodes().stream().filter(x -> !x.equals(n)).toList();
     }
 
-    private static Verdict unknown(String verb, KnownCluster k, String n) {
-        return new Verdict.Refused(verb + " of " + n + " refused: cluster " + k.cluster() + " has no node " + n
+    private static Verdict<NodeMembership> unknown(String verb, KnownCluster k, String n) {
+        return new Verdict.Refused<>(verb + " of " + n + " refused: cluster " + k.cluster() + " has no node " + n
                 + " (no membership record, not in the latest report, not in the slot table); nothing written");
     }
 

@@ -7,21 +7,16 @@ import io.skewguard.runtime.settings.Settings;
 import io.skewguard.runtime.settings.SettingsModel;
 import io.skewguard.runtime.settings.SettingsOptions;
 import io.skewguard.runtime.settings.Validator;
-import io.skewguard.runtime.state.StateLimits;
 import io.skewguard.schemas.Topics;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Callable;
-import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.config.ConfigException;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code skewguard node add|drain|remove|list --cluster C}: the operator's side of cluster membership.
@@ -37,9 +32,9 @@ import picocli.CommandLine.Spec;
 public final class NodeCommand {
 
     /** Exit code of a refused change (same as a bad setting or flag): nothing was written. */
-    public static final int REFUSED = SettingsOptions.BAD_SETTINGS;
+    public static final int REFUSED = OperatorSubcommand.REFUSED;
     /** Exit code when Kafka or the registry cannot be reached or refuses a request. */
-    public static final int KAFKA_FAILED = 3;
+    public static final int KAFKA_FAILED = OperatorSubcommand.KAFKA_FAILED;
 
     public static final String TIMEOUT = "timeout";
     public static final String DRAIN_HEADROOM = "drain-headroom";
@@ -81,69 +76,29 @@ public final class NodeCommand {
         }
     }
 
-    /** What every subcommand shares: the cluster, the settings, the one-line errors and exit codes. */
-    abstract static class Subcommand implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
+    /** A subcommand of {@code node}: reads what the topics say of the cluster ({@link KnownCluster}). */
+    abstract static class Subcommand extends OperatorSubcommand<KnownCluster> {
         @ParentCommand
         NodeCommand parent;
-        @Option(names = "--cluster", required = true, paramLabel = "CLUSTER", description = "The cluster id.")
-        String cluster;
 
         @Override
-        public final Integer call() {
-            return SettingsOptions.run(spec, MODEL, parent.environment, settings -> {
-                PrintWriter out = spec.commandLine().getOut();
-                PrintWriter err = spec.commandLine().getErr();
-                try {
-                    Optional<String> bad = checkArguments();
-                    if (bad.isPresent()) {
-                        return fail(err, bad.get(), REFUSED);
-                    }
-                    KnownCluster k;
-                    try (ClusterReader reader = new ClusterReader(settings.clientProperties(ClientType.CONSUMER),
-                            settings.serdeConfig(), settings.duration(TIMEOUT))) {
-                        k = reader.read(topics(settings), cluster);
-                        reader.skipped().forEach((topic, n) -> out.println("note: skipped " + n + " undecodable record"
-                                + (n == 1 ? "" : "s") + " on " + topic));
-                    }
-                    return run(settings, k, out, err);
-                } catch (IllegalArgumentException e) {
-                    return fail(err, e.getMessage(), REFUSED);
-                } catch (IllegalStateException e) {
-                    return fail(err, e.getMessage(), KAFKA_FAILED);
-                } catch (ConfigException e) {
-                    // a client or serde key Kafka itself refuses (a malformed address, a registry URL of no known scheme)
-                    return fail(err, e.getMessage(), REFUSED);
-                } catch (KafkaException e) {
-                    return fail(err, "Kafka failed: " + e.getMessage(), KAFKA_FAILED);
-                } finally {
-                    out.flush();
-                }
-            });
+        protected SettingsModel model() {
+            return MODEL;
         }
 
-        /** Why the arguments cannot be used, or empty. */
-        Optional<String> checkArguments() {
-            return checkId("--cluster", "cluster", cluster).or(() -> cluster.contains("/")
-                    ? Optional.of("--cluster: a cluster id cannot hold '/', which ends the cluster part of the topics' keys")
-                    : Optional.empty());
+        @Override
+        protected Map<String, String> environment() {
+            return parent.environment;
         }
 
-        abstract int run(Settings settings, KnownCluster k, PrintWriter out, PrintWriter err);
-
-        static Topics topics(Settings settings) {
-            return new Topics(settings.string(CommonSettings.TOPIC_PREFIX));
+        @Override
+        protected Duration timeout(Settings settings) {
+            return settings.duration(TIMEOUT);
         }
 
-        static int fail(PrintWriter err, String line, int code) {
-            err.println(MODEL.app() + ": " + line);
-            err.flush();
-            return code;
-        }
-
-        static Optional<String> checkId(String flag, String what, String id) {
-            return StateLimits.checkId(what, id).map(reason -> flag + ": " + reason.replaceFirst("^invalid: ", ""));
+        @Override
+        protected KnownCluster read(ClusterReader reader, Topics topics, Settings settings) {
+            return reader.read(topics, cluster);
         }
     }
 
@@ -157,7 +112,7 @@ public final class NodeCommand {
         boolean dryRun;
 
         @Override
-        Optional<String> checkArguments() {
+        protected Optional<String> checkArguments() {
             return super.checkArguments().or(() -> checkId("NODE", "node", node)).or(() -> {
                 try {
                     change(); // a bad size is refused before Kafka is asked anything
@@ -171,22 +126,23 @@ public final class NodeCommand {
         abstract NodeChange change();
 
         @Override
-        int run(Settings settings, KnownCluster k, PrintWriter out, PrintWriter err) {
-            Verdict v = new MembershipRules(settings.number(DRAIN_HEADROOM))
+        protected int run(Settings settings, KnownCluster k, PrintWriter out, PrintWriter err) {
+            Verdict<io.skewguard.schemas.NodeMembership> v = new MembershipRules(settings.number(DRAIN_HEADROOM))
                     .decide(k, change(), System.getProperty("user.name", "unknown"), note, Instant.now());
-            if (v instanceof Verdict.Refused r) {
+            if (v instanceof Verdict.Refused<?> r) {
                 return fail(err, r.line(), REFUSED);
             }
             v.lines().forEach(out::println);
-            if (v instanceof Verdict.Write w) {
+            if (v instanceof Verdict.Write<io.skewguard.schemas.NodeMembership> w) {
                 if (dryRun) {
                     out.println("dry run: nothing written (without --dry-run: " + w.record().getState() + " for "
                             + w.record().getCluster() + "/" + w.record().getNode() + ")");
                     return 0;
                 }
                 out.flush();
-                String where = MembershipWriter.write(settings.clientProperties(ClientType.PRODUCER), settings.serdeConfig(),
-                        topics(settings), w.record(), settings.duration(TIMEOUT));
+                String where = OperatorWriter.write(settings.clientProperties(ClientType.PRODUCER), settings.serdeConfig(),
+                        topics(settings).membership(), w.record().getCluster() + "/" + w.record().getNode(), w.record(), null,
+                        settings.duration(TIMEOUT), "skewguard-node", "node list");
                 out.println("written: " + w.record().getNode() + " " + w.record().getState() + " (reason \"" + w.record().getReason()
                         + "\") to " + where);
             }
@@ -199,7 +155,7 @@ public final class NodeCommand {
                     "Exit code: 0 listed, 2 a bad setting, 3 Kafka or the registry failed."})
     static final class ListNodes extends Subcommand {
         @Override
-        int run(Settings settings, KnownCluster k, PrintWriter out, PrintWriter err) {
+        protected int run(Settings settings, KnownCluster k, PrintWriter out, PrintWriter err) {
             NodeTable.lines(k).forEach(out::println);
             return 0;
         }
@@ -218,7 +174,7 @@ public final class NodeCommand {
         String capacity;
 
         @Override
-        Optional<String> checkArguments() {
+        protected Optional<String> checkArguments() {
             return super.checkArguments().or(() -> rack == null ? Optional.empty() : checkId("--rack", "rack", rack));
         }
 

@@ -1,30 +1,34 @@
 package io.skewguard.migrator.membership;
 
-import io.skewguard.schemas.NodeMembership;
 import java.util.List;
 
-/** What {@link MembershipRules} decides for a {@link NodeChange}. */
-public sealed interface Verdict {
+/**
+ * What an operator command's rules decide ({@link MembershipRules} for {@code node},
+ * {@code ControlRules} for {@code ctl}): write a record, write nothing, or refuse.
+ *
+ * @param <R> the record an operator writes (a {@code NodeMembership}, an {@code OperatorControl})
+ */
+public sealed interface Verdict<R> {
 
     /** Lines for the operator: the current state and what will happen. */
     List<String> lines();
 
     /** Write {@code record}; {@code lines} say what will happen. */
-    record Write(List<String> lines, NodeMembership record) implements Verdict {
+    record Write<R>(List<String> lines, R record) implements Verdict<R> {
         public Write {
             lines = List.copyOf(lines);
         }
     }
 
-    /** Nothing to write: the node is already where the operator asks (exit code 0). */
-    record Unchanged(List<String> lines) implements Verdict {
+    /** Nothing to write: the cluster is already where the operator asks (exit code 0). */
+    record Unchanged<R>(List<String> lines) implements Verdict<R> {
         public Unchanged {
             lines = List.copyOf(lines);
         }
     }
 
     /** The change is refused, for the reason in {@code line}; nothing is written (exit code 2). */
-    record Refused(String line) implements Verdict {
+    record Refused<R>(String line) implements Verdict<R> {
         @Override
         public List<String> lines() {
             return List.of(line);

@@ -33,6 +33,11 @@ import java.util.Set;
  * same ids: nothing is re-sent or restarted. While the batch copies, every migration is in it and a
  * failed or stalled copy aborts them all, as before.
  *
+ * <p><b>Holding.</b> While an operator has paused the cluster ({@code hold}), no switch starts: a copy
+ * that completes waits as {@code Copied} and copies still running go on; a switch already started
+ * (PREPARE sent) runs to its end, so nothing is left half-switched. {@link #release} starts the
+ * held switch on resume.
+ *
  * <p>Answers that do not fit the current state (duplicates, late answers of an earlier step, answers
  * from a node that is not a participant) change nothing: delivery is at least once.
  */
@@ -57,7 +62,7 @@ public final class BatchStateMachine {
      * @param moves moves on pairwise disjoint nodes and distinct slots
      */
     public Transition start(String cluster, String batchId, List<Move> moves, long now) {
-        return startWith(cluster, batchId, List.of(), moves, now);
+        return startWith(cluster, batchId, List.of(), moves, now, false);
     }
 
     /**
@@ -70,6 +75,11 @@ public final class BatchStateMachine {
      * @param moves on nodes and slots no carried migration uses, pairwise disjoint
      */
     public Transition carryOn(SwitchBatch finished, String batchId, List<Move> moves, long now) {
+        return carryOn(finished, batchId, moves, now, false);
+    }
+
+    /** As {@link #carryOn(SwitchBatch, String, List, long)}; with {@code hold}, complete carried copies wait for {@link #release}. */
+    public Transition carryOn(SwitchBatch finished, String batchId, List<Move> moves, long now, boolean hold) {
         if (!finished.finished()) {
             throw new IllegalArgumentException("batch " + finished.batchId() + " is not finished");
         }
@@ -81,7 +91,7 @@ public final class BatchStateMachine {
             }
         }
         if (failures.isEmpty()) {
-            return startWith(finished.cluster(), batchId, carried, moves, now);
+            return startWith(finished.cluster(), batchId, carried, moves, now, hold);
         }
         if (!moves.isEmpty()) {
             throw new IllegalArgumentException("a batch that aborts failed copies takes no new moves: " + moves);
@@ -90,7 +100,7 @@ public final class BatchStateMachine {
         return abortOnly(batch, m -> m.state() instanceof MigrationState.CopyFailed, String.join("; ", failures), now);
     }
 
-    private Transition startWith(String cluster, String batchId, List<Migration> carried, List<Move> moves, long now) {
+    private Transition startWith(String cluster, String batchId, List<Migration> carried, List<Move> moves, long now, boolean hold) {
         Set<String> nodes = new HashSet<>();
         Set<Integer> slots = new HashSet<>();
         List<Migration> migrations = new ArrayList<>(carried);
@@ -121,13 +131,23 @@ public final class BatchStateMachine {
             effects.add(new Effect.SendCommand(MigrationPhase.COPY, m, m.target(), batchId));
         }
         SwitchBatch batch = new SwitchBatch(cluster, batchId, migrations, new BatchPhase.Copying());
-        Transition switching = switchCopied(batch, now);
+        Transition switching = hold ? unchanged(batch) : switchCopied(batch, now);
         effects.addAll(switching.effects());
         return new Transition(switching.batch(), effects);
     }
 
+    /** Resume after a hold: a copying batch with complete copies starts their switch (unchanged otherwise). */
+    public Transition release(SwitchBatch batch, long now) {
+        return switchCopied(batch, now);
+    }
+
     /** One agent answer. */
     public Transition on(SwitchBatch batch, StatusEvent status, long now) {
+        return on(batch, status, now, false);
+    }
+
+    /** One agent answer; with {@code hold} a completed copy does not start a switch. */
+    public Transition on(SwitchBatch batch, StatusEvent status, long now, boolean hold) {
         var found = batch.find(status.migrationId());
         if (found.isEmpty() || !found.get().participants().contains(status.node())) {
             return unchanged(batch);
@@ -136,7 +156,7 @@ public final class BatchStateMachine {
         // Java 17: sealed phases, dispatched with instanceof (pattern switches are final only in 21)
         BatchPhase phase = batch.phase();
         if (phase instanceof BatchPhase.Copying) {
-            return onCopying(batch, m, status, now);
+            return onCopying(batch, m, status, now, hold);
         } else if (status.phase() == MigrationPhase.COPY && !batch.finished()) {
             return onCarriedCopy(batch, m, status, now);
         } else if (phase instanceof BatchPhase.Preparing) {
@@ -153,6 +173,11 @@ public final class BatchStateMachine {
 
     /** The clock: stalls and deadlines before the commit point abort, after it they resend. */
     public Transition onTick(SwitchBatch batch, long now) {
+        return onTick(batch, now, false);
+    }
+
+    /** The clock; with {@code hold} complete copies do not start a switch. */
+    public Transition onTick(SwitchBatch batch, long now, boolean hold) {
         BatchPhase phase = batch.phase();
         if (phase instanceof BatchPhase.Copying) {
             for (Migration m : batch.migrations()) {
@@ -161,7 +186,7 @@ public final class BatchStateMachine {
                     return abort(batch, stalled(m, copying, now), now);
                 }
             }
-            return switchCopied(batch, now); // copies complete in a state written before pipelining
+            return hold ? unchanged(batch) : switchCopied(batch, now); // copies complete in a state written before pipelining
         }
         if (batch.finished()) {
             return unchanged(batch);
@@ -211,7 +236,7 @@ public final class BatchStateMachine {
         return unchanged(batch); // Finished
     }
 
-    private Transition onCopying(SwitchBatch batch, Migration m, StatusEvent status, long now) {
+    private Transition onCopying(SwitchBatch batch, Migration m, StatusEvent status, long now, boolean hold) {
         if (status.phase() != MigrationPhase.COPY || !status.node().equals(m.target())
                 || !(m.state() instanceof MigrationState.Copying)) {
             return unchanged(batch);
@@ -219,7 +244,8 @@ public final class BatchStateMachine {
         return switch (status.outcome()) {
             case PROGRESS -> new Transition(replace(batch, m.with(new MigrationState.Copying(status.bytesCopied(), now))), List.of());
             case FAILED -> abort(batch, "copy of " + m.shardId() + " to " + m.target() + " failed: " + status.message(), now);
-            case DONE -> switchCopied(replace(batch, m.with(new MigrationState.Copied())), now);
+            case DONE -> hold ? new Transition(replace(batch, m.with(new MigrationState.Copied())), List.of())
+                    : switchCopied(replace(batch, m.with(new MigrationState.Copied())), now);
         };
     }
 

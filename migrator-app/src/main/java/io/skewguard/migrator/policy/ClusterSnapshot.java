@@ -15,13 +15,21 @@ import java.util.Set;
  * @param shards the shards that may move: (slot, node) with node in that slot's candidate set
  * @param candidateSets slot to its candidate set (node ids, anchor first)
  * @param draining nodes being drained: every shard of theirs with bytes goes, they take none
+ * @param excluded nodes an operator excluded: never a source or target, their bytes stay where they
+ *     are and count in the CV
  */
 public record ClusterSnapshot(List<NodeCapacity> nodes, List<ShardLoad> shards, Map<Integer, List<String>> candidateSets,
-        Set<String> draining) {
+        Set<String> draining, Set<String> excluded) {
 
-    /** A snapshot of a cluster without draining nodes. */
+    /** A snapshot of a cluster without draining or excluded nodes. */
     public ClusterSnapshot(List<NodeCapacity> nodes, List<ShardLoad> shards, Map<Integer, List<String>> candidateSets) {
-        this(nodes, shards, candidateSets, Set.of());
+        this(nodes, shards, candidateSets, Set.of(), Set.of());
+    }
+
+    /** A snapshot without excluded nodes. */
+    public ClusterSnapshot(List<NodeCapacity> nodes, List<ShardLoad> shards, Map<Integer, List<String>> candidateSets,
+            Set<String> draining) {
+        this(nodes, shards, candidateSets, draining, Set.of());
     }
 
     public ClusterSnapshot {
@@ -29,6 +37,7 @@ public record ClusterSnapshot(List<NodeCapacity> nodes, List<ShardLoad> shards, 
         shards = List.copyOf(shards);
         candidateSets = Map.copyOf(candidateSets);
         draining = Set.copyOf(draining);
+        excluded = Set.copyOf(excluded);
         Set<String> ids = new HashSet<>();
         for (NodeCapacity n : nodes) {
             if (!ids.add(n.node())) {

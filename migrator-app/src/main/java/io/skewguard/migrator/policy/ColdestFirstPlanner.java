@@ -32,6 +32,10 @@ import java.util.Map;
  * CV or the overshoot say; they are never targets, and the CV (and {@code u*}, whose denominator is
  * the other nodes' total) is that of the other nodes, which will hold the data.
  *
+ * <p>Excluded nodes ({@link ClusterSnapshot#excluded()}: an operator's {@code ctl exclude}) are neither
+ * sources nor targets, drained shards included; their bytes stay where they are and count in the CV
+ * and in {@code u*} like any other node's.
+ *
  * <p>Cost: each step either moves one shard or retires one source; a step costs
  * O(N + shards(source) × N) in the worst case, O(N) typically (the first shard finds a target), on
  * primitive arrays. The projected CV is kept incrementally from Σu and Σu². Deterministic: every tie
@@ -82,6 +86,7 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
         private final double[] total;
         private final int[] rack;
         private final boolean[] draining;
+        private final boolean[] excluded;
         private final int active; // nodes that are not draining: the CV is theirs
         private final double targetU;
         private final boolean[] isSource;
@@ -104,6 +109,7 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
             total = new double[n];
             rack = new int[n];
             draining = new boolean[n];
+            excluded = new boolean[n];
             Map<String, Integer> index = new HashMap<>();
             Map<String, Integer> racks = new HashMap<>();
             for (int i = 0; i < n; i++) {
@@ -113,7 +119,8 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
                 total[i] = c.totalBytes();
                 rack[i] = c.rack() == null ? -1 : racks.computeIfAbsent(c.rack(), r -> racks.size());
                 index.put(c.node(), i);
-                draining[i] = snapshot.draining().contains(c.node());
+                excluded[i] = snapshot.excluded().contains(c.node());
+                draining[i] = snapshot.draining().contains(c.node()) && !excluded[i];
             }
             double usedAll = 0;
             double totalActive = 0;
@@ -137,6 +144,9 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
                     continue; // outside the CV: its whole content goes
                 }
                 double excess = used[i] - targetU * total[i];
+                if (excluded[i]) {
+                    continue; // neither source nor target; in the CV as it is
+                }
                 if (excess > EPSILON * total[i]) {
                     isSource[i] = true;
                     allowance[i] = (1 + overshoot) * excess;
@@ -154,7 +164,7 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
             targetsByU = new int[targets];
             int t = 0;
             for (int i = 0; i < n; i++) {
-                if (!isSource[i]) {
+                if (!isSource[i] && !excluded[i]) {
                     targetsByU[t++] = i;
                 }
             }
@@ -304,7 +314,7 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
         private int emptiestForDrain(int[] set, int source) {
             int best = -1;
             for (int i = 0; i < n; i++) {
-                if (!draining[i] && eligible(set, source, i) && (best < 0 || before(i, best))) {
+                if (!draining[i] && !excluded[i] && eligible(set, source, i) && (best < 0 || before(i, best))) {
                     best = i;
                 }
             }
@@ -376,7 +386,7 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
 
         /** The target's utilisation only grew: slide it right to its sorted place. */
         private void reposition(int target) {
-            if (isSource[target]) {
+            if (isSource[target] || excluded[target]) {
                 return; // a source that took a drained shard: not in the target list
             }
             int pos = 0;

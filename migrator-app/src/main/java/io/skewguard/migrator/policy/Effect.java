@@ -20,4 +20,21 @@ public sealed interface Effect {
 
     /** Say how the cluster's repair stands (started, target reached, stopped early). */
     record ReportRepair(StepResult outcome, String message) implements Effect {}
+
+    /**
+     * Put a planning step in the decision log: whether it acted (sent commands), its reason code, its
+     * message for people and the figures it was based on (the topology adds the cluster's own).
+     */
+    record Decide(boolean acted, String reason, String message, java.util.Map<String, Double> figures) implements Effect {
+        public Decide {
+            figures = java.util.Map.copyOf(figures);
+        }
+    }
+
+    /** Publish what the repair would do now (dry run): the plan, and the moves its first batch would start. */
+    record Propose(MigrationPlan plan, java.util.List<Move> firstBatch) implements Effect {
+        public Propose {
+            firstBatch = java.util.List.copyOf(firstBatch);
+        }
+    }
 }

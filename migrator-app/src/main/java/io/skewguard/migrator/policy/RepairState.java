@@ -68,6 +68,12 @@ public record RepairState(
                 batchesCommitted, batchesAborted, lastMessage, routingEpoch, consecutiveAborts, rate, maintenanceLevel, driftSince);
     }
 
+    /** The state with the cluster's budget at {@code bytesPerSec} (an operator's throttle, or the limiter's again). */
+    RepairState withBudget(long bytesPerSec) {
+        return new RepairState(cluster, repairing, batchSeq, batch, unreported, writeLoad, bytesPerSec, bytesMoved,
+                batchesCommitted, batchesAborted, lastMessage, routingEpoch, consecutiveAborts, copyBytesPerSec, maintenanceLevel, driftSince);
+    }
+
     /** The state with the capacity CV above the maintenance level since {@code since} ({@link #NEVER}: not above). */
     RepairState withDriftSince(long since) {
         return new RepairState(cluster, repairing, batchSeq, batch, unreported, writeLoad, budgetBytesPerSec, bytesMoved,

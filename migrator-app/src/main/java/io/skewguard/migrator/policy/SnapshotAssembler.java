@@ -25,6 +25,12 @@ public final class SnapshotAssembler {
     /** As above, with the nodes being drained (sources of every shard they hold, never targets). */
     public static ClusterSnapshot assemble(List<CapacityReading> readings, long[] slotHeat, Map<Integer, List<String>> candidateSets,
             List<AppliedMove> unreported, java.util.Set<String> draining) {
+        return assemble(readings, slotHeat, candidateSets, unreported, draining, java.util.Set.of());
+    }
+
+    /** As above, with the nodes an operator excluded (never a source or target). */
+    public static ClusterSnapshot assemble(List<CapacityReading> readings, long[] slotHeat, Map<Integer, List<String>> candidateSets,
+            List<AppliedMove> unreported, java.util.Set<String> draining, java.util.Set<String> excluded) {
         Map<String, long[]> used = new HashMap<>();
         Map<String, Map<Integer, Long>> shards = new HashMap<>();
         Map<String, CapacityReading> byNode = new HashMap<>();
@@ -60,7 +66,9 @@ public final class SnapshotAssembler {
         }
         java.util.Set<String> known = new java.util.HashSet<>(draining);
         known.retainAll(byNode.keySet());
-        return new ClusterSnapshot(nodes, shardLoads, candidateSets, known);
+        java.util.Set<String> held = new java.util.HashSet<>(excluded);
+        held.retainAll(byNode.keySet());
+        return new ClusterSnapshot(nodes, shardLoads, candidateSets, known, held);
     }
 
     /** The moves some report still does not show. */

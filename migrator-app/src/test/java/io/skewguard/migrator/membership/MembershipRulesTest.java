@@ -62,16 +62,16 @@ class MembershipRulesTest {
         return c.row(0, "n1", "n3", "n5").row(1, "n2", "n4", "n6").row(2, "n1", "n4", "n5");
     }
 
-    private Verdict decide(Cluster c, NodeChange change) {
+    private Verdict<NodeMembership> decide(Cluster c, NodeChange change) {
         return rules.decide(c.known(), change, "alice", null, NOW);
     }
 
     @Test
     void aDrainOfAnActiveNodeWritesDrainingAndSaysWhatItHoldsAndWhatTheMigratorDoesNext() {
-        Verdict v = decide(sixNodesOnThreeRacks(), new NodeChange.Drain("n1"));
+        Verdict<NodeMembership> v = decide(sixNodesOnThreeRacks(), new NodeChange.Drain("n1"));
 
         assertThat(v).isInstanceOf(Verdict.Write.class);
-        NodeMembership r = ((Verdict.Write) v).record();
+        NodeMembership r = ((Verdict.Write<NodeMembership>) v).record();
         assertThat(r.getState()).isEqualTo(MembershipState.DRAINING);
         assertThat(r.getCluster()).isEqualTo("c");
         assertThat(r.getNode()).isEqualTo("n1");
@@ -90,7 +90,7 @@ class MembershipRulesTest {
     @Test
     void aDrainOrRemoveOfANodeTheClusterDoesNotKnowIsRefused() {
         for (NodeChange change : List.of(new NodeChange.Drain("n9"), new NodeChange.Remove("n9"), new NodeChange.CancelDrain("n9"))) {
-            Verdict v = decide(sixNodesOnThreeRacks(), change);
+            Verdict<NodeMembership> v = decide(sixNodesOnThreeRacks(), change);
             assertThat(v).isInstanceOf(Verdict.Refused.class);
             assertThat(v.lines().get(0)).contains("refused: cluster c has no node n9 (no membership record, not in the latest report, "
                     + "not in the slot table); nothing written");
@@ -107,10 +107,10 @@ class MembershipRulesTest {
     void theLastLiveNodeOfARackCannotGoWhenTheOtherRacksAreFewerThanTheSetSize() {
         Cluster c = sixNodesOnThreeRacks().entry("n2", MembershipState.DRAINING);
 
-        Verdict drain = decide(c, new NodeChange.Drain("n1"));
-        Verdict remove = decide(c, new NodeChange.Remove("n1"));
+        Verdict<NodeMembership> drain = decide(c, new NodeChange.Drain("n1"));
+        Verdict<NodeMembership> remove = decide(c, new NodeChange.Remove("n1"));
 
-        assertThat(drain).isEqualTo(new Verdict.Refused("drain of n1 refused: it is the last live node of rack r1, and the other 4 live "
+        assertThat(drain).isEqualTo(new Verdict.Refused<>("drain of n1 refused: it is the last live node of rack r1, and the other 4 live "
                 + "nodes span 2 racks, fewer than the candidate-set size 3, so candidate sets could no longer put every candidate on "
                 + "its own rack; add a node on another rack first (node add NODE --cluster c --rack RACK); nothing written"));
         assertThat(remove.lines().get(0)).startsWith("remove of n1 refused: it is the last live node of rack r1");
@@ -131,9 +131,9 @@ class MembershipRulesTest {
         Cluster c = new Cluster().node("n1", "r1", 9 * TB, 10 * TB).node("n2", "r2", 8 * TB, 10 * TB).node("n3", "r3", 8 * TB, 10 * TB)
                 .node("n4", "r1", 3 * TB, 10 * TB).row(0, "n1", "n2", "n3");
 
-        Verdict v = decide(c, new NodeChange.Drain("n1"));
+        Verdict<NodeMembership> v = decide(c, new NodeChange.Drain("n1"));
 
-        assertThat(v).isEqualTo(new Verdict.Refused("drain of n1 refused: it holds 9.0 TB but the other 3 live nodes have only 8.0 TB "
+        assertThat(v).isEqualTo(new Verdict.Refused<>("drain of n1 refused: it holds 9.0 TB but the other 3 live nodes have only 8.0 TB "
                 + "free below the drain-headroom of 10.0%, so the cluster would be over capacity; add a node first (node add) or "
                 + "remove the node instead; nothing written"));
     }
@@ -150,15 +150,15 @@ class MembershipRulesTest {
     @Test
     void anAddOfAnActiveNodeWritesNothingAndSaysSo() {
         Cluster c = sixNodesOnThreeRacks().entry("n1", MembershipState.ACTIVE);
-        Verdict v = decide(c, new NodeChange.Add("n1", "r9", null));
+        Verdict<NodeMembership> v = decide(c, new NodeChange.Add("n1", "r9", null));
         assertThat(v).isInstanceOf(Verdict.Unchanged.class);
         assertThat(v.lines()).last().asString().startsWith("n1 is already ACTIVE in cluster c: nothing written (its record keeps rack unknown");
     }
 
     @Test
     void anAddOfANewNodeWritesActiveWithItsRackAndCapacity() {
-        Verdict v = rules.decide(sixNodesOnThreeRacks().known(), new NodeChange.Add("n7", "r4", 100 * TB), "alice", "new chassis", NOW);
-        NodeMembership r = ((Verdict.Write) v).record();
+        Verdict<NodeMembership> v = rules.decide(sixNodesOnThreeRacks().known(), new NodeChange.Add("n7", "r4", 100 * TB), "alice", "new chassis", NOW);
+        NodeMembership r = ((Verdict.Write<NodeMembership>) v).record();
         assertThat(r.getState()).isEqualTo(MembershipState.ACTIVE);
         assertThat(r.getRack()).isEqualTo("r4");
         assertThat(r.getCapacityBytes()).isEqualTo(100 * TB);
@@ -170,22 +170,22 @@ class MembershipRulesTest {
 
     @Test
     void anAddOfADrainingNodeIsRefusedInFavourOfCancel() {
-        Verdict v = decide(sixNodesOnThreeRacks().entry("n1", MembershipState.DRAINING), new NodeChange.Add("n1", null, null));
+        Verdict<NodeMembership> v = decide(sixNodesOnThreeRacks().entry("n1", MembershipState.DRAINING), new NodeChange.Add("n1", null, null));
         assertThat(v.lines().get(0)).isEqualTo("n1 is DRAINING in cluster c; to keep it, cancel the drain: node drain n1 --cluster c --cancel; nothing written");
     }
 
     @Test
     void aRemovedNodeCanBeAddedAgain() {
-        Verdict v = decide(sixNodesOnThreeRacks().entry("n1", MembershipState.REMOVED), new NodeChange.Add("n1", null, null));
-        assertThat(((Verdict.Write) v).record().getRack()).isEqualTo("r1");
+        Verdict<NodeMembership> v = decide(sixNodesOnThreeRacks().entry("n1", MembershipState.REMOVED), new NodeChange.Add("n1", null, null));
+        assertThat(((Verdict.Write<NodeMembership>) v).record().getRack()).isEqualTo("r1");
         assertThat(v.lines()).contains("n1 was REMOVED: it joins cluster c again as a new member.");
     }
 
     @Test
     void cancelTurnsADrainingNodeActiveAndIsNothingForAnActiveOne() {
-        Verdict cancel = decide(sixNodesOnThreeRacks().entry("n1", MembershipState.DRAINING), new NodeChange.CancelDrain("n1"));
-        assertThat(((Verdict.Write) cancel).record().getState()).isEqualTo(MembershipState.ACTIVE);
-        assertThat(((Verdict.Write) cancel).record().getReason()).isEqualTo("drain cancelled by alice");
+        Verdict<NodeMembership> cancel = decide(sixNodesOnThreeRacks().entry("n1", MembershipState.DRAINING), new NodeChange.CancelDrain("n1"));
+        assertThat(((Verdict.Write<NodeMembership>) cancel).record().getState()).isEqualTo(MembershipState.ACTIVE);
+        assertThat(((Verdict.Write<NodeMembership>) cancel).record().getReason()).isEqualTo("drain cancelled by alice");
         assertThat(decide(sixNodesOnThreeRacks(), new NodeChange.CancelDrain("n1"))).isInstanceOf(Verdict.Unchanged.class);
         assertThat(decide(sixNodesOnThreeRacks().entry("n1", MembershipState.DRAINED), new NodeChange.CancelDrain("n1")))
                 .isInstanceOf(Verdict.Refused.class);
@@ -201,8 +201,8 @@ class MembershipRulesTest {
 
     @Test
     void aRemoveSaysWhatIsRebuiltAndARemovedOrLostNodeIsLeftAsItIs() {
-        Verdict v = decide(sixNodesOnThreeRacks(), new NodeChange.Remove("n5"));
-        assertThat(((Verdict.Write) v).record().getState()).isEqualTo(MembershipState.REMOVED);
+        Verdict<NodeMembership> v = decide(sixNodesOnThreeRacks(), new NodeChange.Remove("n5"));
+        assertThat(((Verdict.Write<NodeMembership>) v).record().getState()).isEqualTo(MembershipState.REMOVED);
         assertThat(String.join("\n", v.lines())).contains("replaces it in its 2 candidate sets")
                 .contains("the storage layer rebuilds its 4.0 TB from replicas")
                 .contains("Once rebuilt, the other 5 live nodes are at 48.0%.");

@@ -376,4 +376,31 @@ class BatchStateMachineTest {
                 .map(s -> s.phase() + " " + s.migration().shardId() + " -> " + s.node())
                 .toList();
     }
+
+    @Test
+    void whileHeldACompleteCopyWaitsAndReleaseStartsItsSwitch() {
+        SwitchBatch batch = machine.start("c1", "b1", moves, 0).batch();
+
+        BatchStateMachine.Transition held = machine.on(batch, done(batch, 0, MigrationPhase.COPY, "b"), 1, true);
+        assertThat(held.effects()).isEmpty();
+        assertThat(held.batch().phase()).isEqualTo(new BatchPhase.Copying());
+        assertThat(held.batch().migrations().get(0).state()).isEqualTo(new MigrationState.Copied());
+        assertThat(machine.onTick(held.batch(), 2, true).effects()).as("the clock does not start it either").isEmpty();
+
+        BatchStateMachine.Transition released = machine.release(held.batch(), 3);
+        assertThat(released.batch().phase()).isInstanceOf(BatchPhase.Preparing.class);
+        assertThat(sends(released)).containsExactly("PREPARE 0003/a -> b", "PREPARE 0003/a -> a");
+    }
+
+    @Test
+    void aHoldDoesNotStopASwitchAlreadyStarted() {
+        SwitchBatch batch = machine.start("c1", "b1", moves, 0).batch();
+        batch = machine.on(batch, done(batch, 0, MigrationPhase.COPY, "b"), 1).batch();
+        batch = machine.on(batch, done(batch, 0, MigrationPhase.PREPARE, "a"), 2, true).batch();
+
+        BatchStateMachine.Transition t = machine.on(batch, done(batch, 0, MigrationPhase.PREPARE, "b"), 3, true);
+
+        assertThat(t.batch().phase()).isInstanceOf(BatchPhase.Committing.class);
+        assertThat(sends(t)).containsExactlyInAnyOrder("COMMIT 0003/a -> a", "COMMIT 0003/a -> b");
+    }
 }

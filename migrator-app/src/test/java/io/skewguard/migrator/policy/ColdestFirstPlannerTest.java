@@ -171,4 +171,37 @@ class ColdestFirstPlannerTest {
         double[] u = snapshot.nodes().stream().mapToDouble(n -> (double) used.get(n.node()) / total.get(n.node())).toArray();
         return CoefficientOfVariation.of(u);
     }
+
+    @Test
+    void anExcludedNodeIsNeitherSourceNorTargetButCountsInTheCv() {
+        // a and b are overloaded, c and d empty; a and d are excluded: only b gives, only c takes
+        SnapshotBuilder b = cluster()
+                .node("a", 90 * GB, 100 * GB).node("b", 90 * GB, 100 * GB).node("c", 10 * GB, 100 * GB).node("d", 10 * GB, 100 * GB);
+        for (int slot = 0; slot < 8; slot++) {
+            b.slot(slot, "a").shard(slot, "a", 10 * GB, slot);
+            b.slot(8 + slot, "b").shard(8 + slot, "b", 10 * GB, slot);
+        }
+        ClusterSnapshot free = b.build();
+        ClusterSnapshot excluding = b.excluded("a").excluded("d").build();
+
+        MigrationPlan plan = planner.plan(excluding);
+
+        assertThat(plan.moves()).isNotEmpty().allSatisfy(m -> {
+            assertThat(m.source()).isEqualTo("b");
+            assertThat(m.target()).isEqualTo("c");
+        });
+        assertThat(plan.currentCv()).as("the excluded nodes count in the CV").isEqualTo(planner.plan(free).currentCv());
+        assertThat(plan.outcome()).isEqualTo(MigrationPlan.Outcome.NO_IMPROVING_MOVE);
+    }
+
+    @Test
+    void anExcludedDrainingNodeGivesNothing() {
+        ClusterSnapshot snapshot = cluster()
+                .node("a", 50 * GB, 100 * GB).node("b", 10 * GB, 100 * GB).node("c", 10 * GB, 100 * GB)
+                .slot(0, "a").shard(0, "a", 50 * GB, 0)
+                .draining("a").excluded("a")
+                .build();
+
+        assertThat(planner.plan(snapshot).moves()).isEmpty();
+    }
 }

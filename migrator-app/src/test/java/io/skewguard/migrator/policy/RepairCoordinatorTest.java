@@ -72,8 +72,14 @@ class RepairCoordinatorTest {
         RepairCoordinator.Result r = coordinator.onReport(state.withBatch(null), 10, Double.NaN, 5, 5, views);
 
         assertThat(r.state().repairing()).isFalse();
-        assertThat(r.effects()).singleElement().isInstanceOfSatisfying(Effect.ReportRepair.class,
-                e -> assertThat(e.outcome()).isEqualTo(StepResult.DONE));
+        assertThat(r.effects()).filteredOn(e -> !(e instanceof Effect.Decide)).singleElement()
+                .isInstanceOfSatisfying(Effect.ReportRepair.class, e -> assertThat(e.outcome()).isEqualTo(StepResult.DONE));
+        assertThat(r.effects()).filteredOn(e -> e instanceof Effect.Decide).singleElement()
+                .isInstanceOfSatisfying(Effect.Decide.class, d -> {
+                    assertThat(d.acted()).isFalse();
+                    assertThat(d.reason()).isEqualTo("TARGET_REACHED");
+                    assertThat(d.figures()).containsKeys("planCv", "targetCv");
+                });
     }
 
     @Test
@@ -213,7 +219,7 @@ class RepairCoordinatorTest {
         RepairCoordinator.Result last = finish(first.state(), carried);
         assertThat(last.state().repairing()).isFalse();
         assertThat(last.state().batch()).isNull();
-        assertThat(last.effects()).last().isInstanceOfSatisfying(Effect.ReportRepair.class,
+        assertThat(last.effects()).filteredOn(e -> !(e instanceof Effect.Decide)).last().isInstanceOfSatisfying(Effect.ReportRepair.class,
                 e -> assertThat(e.outcome()).isEqualTo(StepResult.DONE));
         assertThat(last.state().bytesMoved()).isEqualTo(20 * GB);
     }

@@ -12,6 +12,7 @@ final class SnapshotBuilder {
     private final List<ShardLoad> shards = new ArrayList<>();
     private final Map<Integer, List<String>> sets = new HashMap<>();
     private final java.util.Set<String> draining = new java.util.HashSet<>();
+    private final java.util.Set<String> excluded = new java.util.HashSet<>();
 
     static SnapshotBuilder cluster() {
         return new SnapshotBuilder();
@@ -43,7 +44,12 @@ final class SnapshotBuilder {
         return this;
     }
 
+    SnapshotBuilder excluded(String node) {
+        excluded.add(node);
+        return this;
+    }
+
     ClusterSnapshot build() {
-        return new ClusterSnapshot(nodes, shards, sets, draining);
+        return new ClusterSnapshot(nodes, shards, sets, draining, excluded);
     }
 }

@@ -35,7 +35,10 @@ import org.apache.kafka.common.resource.ResourceType;
  *       {@code <application.id>-ingest} as group and transactional-id prefix and
  *       {@code <application.id>-partials} as topic, all under the same prefix;</li>
  *   <li>an agent's consumer group is {@code skewguard-agent-<node>}, a literal name, so that node n1's
- *       principal cannot join n10's group.</li>
+ *       principal cannot join n10's group;</li>
+ *   <li>the balancer and the migrator read the operators' {@code control} topic and write their
+ *       {@code proposals} and {@code decisions}; operators (the {@code node} and {@code ctl} commands)
+ *       alone write {@code control}, and write {@code membership} next to the migrator.</li>
  * </ul>
  * No {@code IdempotentWrite} on the cluster: since Kafka 3.0 WRITE on a topic is enough for an
  * idempotent producer. No CREATE on SkewGuard's own topics: an administrator creates them
@@ -46,8 +49,10 @@ import org.apache.kafka.common.resource.ResourceType;
  * @param balancer       the balancer's principal and application id
  * @param migrator       the migrator's principal and application id
  * @param agents         node id to the principal of that node's agent (and reporter); sorted by node
+ * @param operators      principals of the operators who run {@code node} and {@code ctl}; may be empty
  */
-public record AclPlan(Topics topics, StreamsRole detector, StreamsRole balancer, StreamsRole migrator, Map<String, String> agents) {
+public record AclPlan(Topics topics, StreamsRole detector, StreamsRole balancer, StreamsRole migrator, Map<String, String> agents,
+        List<String> operators) {
 
     public static final String DETECTOR_APPLICATION_ID = "skewguard-detector";
     public static final String BALANCER_APPLICATION_ID = "skewguard-balancer";
@@ -87,10 +92,17 @@ public record AclPlan(Topics topics, StreamsRole detector, StreamsRole balancer,
             sorted.put(node, principal);
         });
         agents = Collections.unmodifiableMap(sorted);
+        operators = List.copyOf(operators);
+        operators.forEach(o -> requirePrincipal("operator principal", o));
+    }
+
+    /** A plan without operator lines. */
+    public AclPlan(Topics topics, StreamsRole detector, StreamsRole balancer, StreamsRole migrator, Map<String, String> agents) {
+        this(topics, detector, balancer, migrator, agents, List.of());
     }
 
     /**
-     * Every line, role by role (detector, balancer, migrator, then the agents by node id), in a
+     * Every line, role by role (detector, balancer, migrator, then the agents by node id, then the operators), in a
      * stable order. A line may repeat a binding of another role's principal when two roles share one
      * (e.g. agents of one process); applying the plan is idempotent either way.
      */
@@ -115,6 +127,9 @@ public record AclPlan(Topics topics, StreamsRole detector, StreamsRole balancer,
         b.topic(t.alerts(), AclOperation.READ, "alerts: start and end weight rounds");
         b.topic(t.weightCommands(), AclOperation.WRITE, "weight commands to the agents (the balancer alone)");
         b.topic(t.nodeWeights(), AclOperation.WRITE, "the weight table the writers route by (the balancer alone)");
+        b.topic(t.control(), AclOperation.READ, "operator controls: dry run, pause, excluded nodes (its global store)");
+        b.topic(t.proposals(), AclOperation.WRITE, "the weight rounds it would run in dry run");
+        b.topic(t.decisions(), AclOperation.WRITE, "why each round acted or did not (the decision log)");
         b.common(t);
         b.streamsApp(balancer.applicationId(), "Kafka Streams' internal topics (state changelogs)",
                 "its Kafka Streams consumer group: join, commit offsets", PatternType.LITERAL,
@@ -131,6 +146,9 @@ public record AclPlan(Topics topics, StreamsRole detector, StreamsRole balancer,
         m.topic(t.slotTable(), AclOperation.WRITE, "the slot table the writers and agents route by (the migrator alone)");
         m.topic(t.membership(), AclOperation.WRITE, "membership changes it completes (joined, drained)");
         m.topic(t.migrationStatus(), AclOperation.WRITE, "its repair statuses");
+        m.topic(t.control(), AclOperation.READ, "operator controls: dry run, pause, throttle, excluded nodes");
+        m.topic(t.proposals(), AclOperation.WRITE, "the migration plans it would run in dry run");
+        m.topic(t.decisions(), AclOperation.WRITE, "why each planning step acted or did not (the decision log)");
         m.common(t);
         m.streamsApp(migrator.applicationId(), "Kafka Streams' internal topics (state changelogs)",
                 "its Kafka Streams consumer group: join, commit offsets", PatternType.LITERAL,
@@ -149,10 +167,23 @@ public record AclPlan(Topics topics, StreamsRole detector, StreamsRole balancer,
             a.topic(t.nodeCapacity(), AclOperation.WRITE, "the reporter's capacity");
             a.common(t);
         });
+
+        for (String principal : operators) {
+            Lines o = new Lines(g, "operator", principal);
+            o.topic(t.control(), AclOperation.WRITE, "'skewguard ctl': dry run, pause, throttle, exclude (operators alone)");
+            o.topic(t.membership(), AclOperation.WRITE, "'skewguard node': add, drain, remove");
+            o.topic(t.control(), AclOperation.READ, "'ctl status': the controls as they stand");
+            o.topic(t.membership(), AclOperation.READ, "'node' and 'ctl': the nodes of the cluster");
+            o.topic(t.slotTable(), AclOperation.READ, "'node' and 'ctl': candidate sets, read-only marks");
+            o.topic(t.reports(), AclOperation.READ, "'node' and 'ctl': the cluster's latest figures");
+            o.topic(t.decisions(), AclOperation.READ, "'ctl status' and 'ctl explain': the decision log");
+            o.topic(t.proposals(), AclOperation.READ, "'ctl plan': the dry run's proposals");
+            o.common(t);
+        }
         return List.copyOf(g);
     }
 
-    /** The distinct principals, in role order. */
+    /** The distinct principals, in role order (operators last). */
     public List<String> principals() {
         return grants().stream().map(AclGrant::principal).distinct().toList();
     }

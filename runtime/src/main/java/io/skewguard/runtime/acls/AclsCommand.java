@@ -46,6 +46,7 @@ public final class AclsCommand implements Callable<Integer> {
     public static final String PRINCIPAL_BALANCER = "principal-balancer";
     public static final String PRINCIPAL_MIGRATOR = "principal-migrator";
     public static final String PRINCIPAL_AGENTS = "principal-agents";
+    public static final String PRINCIPAL_OPERATORS = "principal-operators";
     public static final String DETECTOR_APPLICATION_ID = "detector-application-id";
     public static final String BALANCER_APPLICATION_ID = "balancer-application-id";
     public static final String MIGRATOR_APPLICATION_ID = "migrator-application-id";
@@ -71,6 +72,11 @@ public final class AclsCommand implements Callable<Integer> {
                                             + "Nodes of one agent process may share a principal.")
                             .validatedBy(Validator.of("NODE=TYPE:NAME entries", v -> ((List<?>) v).stream()
                                     .allMatch(e -> e.toString().matches("[A-Za-z0-9._-]+=[A-Za-z][A-Za-z0-9]*:\\S.*")))),
+                    Setting.list(PRINCIPAL_OPERATORS, "",
+                                    "Principals of the operators who run 'skewguard node' and 'skewguard ctl' (TYPE:NAME, comma-separated): "
+                                            + "they alone write the membership and control topics besides the apps. Empty: no operator lines.")
+                            .validatedBy(Validator.of("TYPE:NAME entries", v -> ((List<?>) v).stream()
+                                    .allMatch(e -> e.toString().matches("[A-Za-z][A-Za-z0-9]*:\\S.*")))),
                     Setting.string(DETECTOR_APPLICATION_ID, AclPlan.DETECTOR_APPLICATION_ID,
                             "The detector's application.id: its group, internal-topic and transactional-id prefix.")
                             .validatedBy(Validator.notBlank()),
@@ -121,7 +127,7 @@ public final class AclsCommand implements Callable<Integer> {
                     new AclPlan.StreamsRole(s.string(PRINCIPAL_DETECTOR), s.string(DETECTOR_APPLICATION_ID)),
                     new AclPlan.StreamsRole(s.string(PRINCIPAL_BALANCER), s.string(BALANCER_APPLICATION_ID)),
                     new AclPlan.StreamsRole(s.string(PRINCIPAL_MIGRATOR), s.string(MIGRATOR_APPLICATION_ID)),
-                    agents);
+                    agents, s.list(PRINCIPAL_OPERATORS));
         } catch (IllegalArgumentException e) {
             throw new SettingsException(e.getMessage());
         }

@@ -24,6 +24,8 @@ public final class CommonSettings {
     public static final String MAX_CLUSTERS = "max-clusters";
     public static final String MAX_NODES_PER_CLUSTER = "max-nodes-per-cluster";
     public static final String NODE_EXPIRY = "node-expiry";
+    public static final String OPERATOR_KEYS_FILE = "operator-keys-file";
+    public static final String DECISION_INTERVAL = "decision-interval";
 
     private CommonSettings() {
     }
@@ -130,5 +132,45 @@ public final class CommonSettings {
      */
     public static Setting nodeExpiry(String defaultValue, String doc) {
         return Setting.duration(NODE_EXPIRY, defaultValue, doc).validatedBy(Validator.positive());
+    }
+
+    /**
+     * {@code operator-keys-file}: the operators who may set the controls of {@code skewguard ctl}
+     * (the balancer's and the migrator's), one {@code operator=base64key} line each.
+     */
+    public static Setting operatorKeysFile() {
+        return Setting.string(OPERATOR_KEYS_FILE, "",
+                "File of operator=base64key lines (docs/security.md): a control record counts only when it names one of these "
+                        + "operators and carries its signature; others go to the dead-letter topic (reason unauthenticated). "
+                        + "Empty: controls are not authenticated (a WARN at start); limit who may write the control topic with ACLs.");
+    }
+
+    /**
+     * {@code decision-interval}: how often an unchanged decision (or dry-run proposal) of a cluster
+     * is published again; a new reason or an action is published at once.
+     */
+    public static Setting decisionInterval() {
+        return Setting.duration(DECISION_INTERVAL, "1m",
+                        "How often the decision log repeats an unchanged decision of a cluster (and a dry run its unchanged "
+                                + "proposal); a decision with a new reason, and every action, is published at once.")
+                .validatedBy(Validator.positive());
+    }
+
+    /**
+     * The operators' keys of {@code operator-keys-file} in {@code settings}, read now;
+     * {@link io.skewguard.schemas.auth.NodeKeys#none()} when the setting is empty.
+     *
+     * @throws SettingsException naming the file and line of what is wrong (never a key)
+     */
+    public static io.skewguard.schemas.auth.NodeKeys operatorKeys(Settings settings) {
+        String file = settings.string(OPERATOR_KEYS_FILE);
+        if (file.isBlank()) {
+            return io.skewguard.schemas.auth.NodeKeys.none();
+        }
+        try {
+            return io.skewguard.schemas.auth.NodeKeys.read(java.nio.file.Path.of(file), "operator");
+        } catch (IllegalArgumentException e) {
+            throw new SettingsException(OPERATOR_KEYS_FILE + ": " + e.getMessage() + " (from " + settings.origin(OPERATOR_KEYS_FILE) + ")");
+        }
     }
 }

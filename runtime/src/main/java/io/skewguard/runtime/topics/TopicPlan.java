@@ -24,12 +24,13 @@ import org.apache.kafka.common.config.TopicConfig;
  * <ul>
  *   <li>partitions: topics keyed by node (node-writes, node-capacity, the two command topics,
  *       migration-status, dlq) get {@code node-partitions}; topics keyed by cluster (reports,
- *       alerts, and the compacted tables node-weights, slot-table and membership) get {@code cluster-partitions},
+ *       alerts, proposals, decisions, and the compacted tables node-weights, slot-table, membership and control)
+ *       get {@code cluster-partitions},
  *       so reports and alerts always have the same count, which the balancer needs because it
  *       handles both per cluster in one task;</li>
- *   <li>cleanup: node-weights, slot-table and membership are compacted ({@link Topics#compacted()}), every other
+ *   <li>cleanup: node-weights, slot-table, membership and control are compacted ({@link Topics#compacted()}), every other
  *       topic is a delete-policy log;</li>
- *   <li>retention: {@code event-retention} on node-writes, node-capacity, reports and alerts;
+ *   <li>retention: {@code event-retention} on node-writes, node-capacity, reports, alerts, proposals and decisions;
  *       {@code command-retention} on weight-commands, migration-commands and migration-status, which
  *       must outlive an agent's (or the migrator's) downtime because a restarted one resumes from
  *       its committed offsets; {@code dead-letter-retention} on dlq; none on the compacted tables.
@@ -75,14 +76,15 @@ public record TopicPlan(String prefix, int nodePartitions, int clusterPartitions
                                             + "migration-commands, migration-status, dlq): the parallelism of the detector's first stage.")
                             .validatedBy(Validator.atLeast(1)),
                     Setting.integer(CLUSTER_PARTITIONS, 1,
-                                    "Partitions of the cluster-keyed topics (reports, alerts, node-weights, slot-table); reports "
+                                    "Partitions of the cluster-keyed topics (reports, alerts, node-weights, slot-table, membership, control, "
+                                            + "proposals, decisions); reports "
                                             + "and alerts always get the same count, as the balancer needs. One per cluster is plenty.")
                             .validatedBy(Validator.atLeast(1)),
                     Setting.integer(REPLICATION_FACTOR, 0,
                                     "Replicas of every partition; 0 = min(3, number of brokers). From 3 on, min.insync.replicas=2.")
                             .validatedBy(Validator.between(0, Short.MAX_VALUE)),
                     Setting.duration(EVENT_RETENTION, "7d",
-                                    "How long node-writes, node-capacity, reports and alerts keep records; 0 = forever.")
+                                    "How long node-writes, node-capacity, reports, alerts, proposals and decisions keep records; 0 = forever.")
                             .validatedBy(Validator.notNegative()),
                     Setting.duration(COMMAND_RETENTION, "7d",
                                     "How long weight-commands, migration-commands and migration-status keep records: longer than "
@@ -156,6 +158,9 @@ public record TopicPlan(String prefix, int nodePartitions, int clusterPartitions
         kinds.put(t.migrationStatus(), Kind.STATUS);
         kinds.put(t.slotTable(), Kind.TABLE);
         kinds.put(t.membership(), Kind.TABLE);
+        kinds.put(t.control(), Kind.TABLE);
+        kinds.put(t.proposals(), Kind.CLUSTER_EVENTS);
+        kinds.put(t.decisions(), Kind.CLUSTER_EVENTS);
         kinds.put(t.dlq(), Kind.DEAD_LETTER);
         Set<String> compacted = Set.copyOf(t.compacted());
         List<TopicSpec> specs = new ArrayList<>();

@@ -73,7 +73,7 @@ class TopicProvisionerIT {
         Provisioned p = provisioner().create(plan);
 
         assertThat(p.alreadyThere()).containsExactlyInAnyOrder(t.reports(), t.nodeWeights());
-        assertThat(p.created()).hasSize(9);
+        assertThat(p.created()).hasSize(12);
         List<TopicDifference> expected = List.of(
                 new TopicDifference.Partitions(t.reports(), 3, 1),
                 new TopicDifference.Config(t.nodeWeights(), "cleanup.policy", "delete", "compact"),
@@ -88,7 +88,7 @@ class TopicProvisionerIT {
     void checkReportsEveryMissingTopic() {
         TopicPlan plan = TopicPlan.defaults("nothing.");
         List<TopicDifference> differences = provisioner().check(plan);
-        assertThat(differences).hasSize(11).allSatisfy(d -> assertThat(d).isInstanceOf(TopicDifference.Missing.class));
+        assertThat(differences).hasSize(14).allSatisfy(d -> assertThat(d).isInstanceOf(TopicDifference.Missing.class));
         assertThat(differences.get(0).line()).isEqualTo(
                 "nothing.node-writes: missing (planned: 6 partitions, replication factor 1, cleanup.policy=delete, retention.ms=604800000 (7d))");
     }
@@ -139,16 +139,16 @@ class TopicProvisionerIT {
                 + "retention.ms=604800000 (7d)")
                 .contains("created cmd.slot-table: 1 partition, replication factor 1, cleanup.policy=compact")
                 .contains("created cmd.dlq: 6 partitions, replication factor 1, cleanup.policy=delete, retention.ms=1209600000 (14d)")
-                .contains("11 created, 0 already there; every topic matches the plan");
+                .contains("14 created, 0 already there; every topic matches the plan");
 
         Run second = topics("create", "--bootstrap-servers", KAFKA.bootstrapServers(), "--topic-prefix", "cmd.");
         assertThat(second.exitCode()).isZero();
         assertThat(second.out()).doesNotContain("created cmd.").contains("already there: cmd.node-writes")
-                .contains("0 created, 11 already there");
+                .contains("0 created, 14 already there");
 
         Run check = topics("check", "--bootstrap-servers", KAFKA.bootstrapServers(), "--topic-prefix", "cmd.");
         assertThat(check.exitCode()).isZero();
-        assertThat(check.out()).isEqualToIgnoringNewLines("all 11 topics match the plan");
+        assertThat(check.out()).isEqualToIgnoringNewLines("all 14 topics match the plan");
     }
 
     @Test

@@ -19,15 +19,22 @@ import org.apache.kafka.common.header.Headers;
  * both the old and the new key are accepted (the first one listed signs).
  *
  * <p>{@link #none()} is the "no keys configured" case: nothing is signed or checked.
+ *
+ * <p>Operators' keys ({@code operator-keys-file}: who may set the controls of {@code skewguard ctl})
+ * are the same kind of file with operator names instead of node ids, read with
+ * {@link #read(Path, String)} so that every message says "operator".
  */
 public final class NodeKeys {
 
-    private static final NodeKeys NONE = new NodeKeys(Map.of());
+    private static final NodeKeys NONE = new NodeKeys(Map.of(), "node");
 
     private final Map<String, List<NodeSignature>> keys;
+    /** What the ids name, for messages: "node" or "operator". */
+    private final String what;
 
-    private NodeKeys(Map<String, List<NodeSignature>> keys) {
+    private NodeKeys(Map<String, List<NodeSignature>> keys, String what) {
         this.keys = Collections.unmodifiableMap(new TreeMap<>(keys));
+        this.what = what;
     }
 
     /** No keys: node messages are not authenticated. */
@@ -37,7 +44,7 @@ public final class NodeKeys {
 
     /** One node's key (an agent hosting one node). */
     public static NodeKeys single(String node, NodeSignature key) {
-        return new NodeKeys(Map.of(node, List.of(key)));
+        return new NodeKeys(Map.of(node, List.of(key)), "node");
     }
 
     /**
@@ -46,11 +53,20 @@ public final class NodeKeys {
      * @throws IllegalArgumentException naming the file and line of what is wrong (never the key)
      */
     public static NodeKeys read(Path file) {
+        return read(file, "node");
+    }
+
+    /**
+     * The keys in {@code file}, whose ids name {@code what} ("node", "operator") in every message.
+     *
+     * @throws IllegalArgumentException naming the file and line of what is wrong (never the key)
+     */
+    public static NodeKeys read(Path file, String what) {
         List<String> lines;
         try {
             lines = Files.readAllLines(file, StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read the node keys file " + file + ": " + e);
+            throw new IllegalArgumentException("cannot read the " + what + " keys file " + file + ": " + e);
         }
         Map<String, List<NodeSignature>> keys = new TreeMap<>();
         for (int i = 0; i < lines.size(); i++) {
@@ -63,21 +79,21 @@ public final class NodeKeys {
             String node = eq <= 0 ? "" : line.substring(0, eq).trim();
             if (!node.matches("[A-Za-z0-9._-]+")) {
                 // never echo the line: it may hold a key
-                throw new IllegalArgumentException(where + ": expected node-id=base64key (node id: letters, digits, . _ -)");
+                throw new IllegalArgumentException(where + ": expected " + what + "-id=base64key (" + what + " id: letters, digits, . _ -)");
             }
             NodeSignature key;
             try {
                 key = NodeSignature.fromBase64(line.substring(eq + 1));
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(where + " (node " + node + "): " + e.getMessage());
+                throw new IllegalArgumentException(where + " (" + what + " " + node + "): " + e.getMessage());
             }
             keys.computeIfAbsent(node, n -> new java.util.ArrayList<>()).add(key);
         }
         if (keys.isEmpty()) {
-            throw new IllegalArgumentException("the node keys file " + file + " holds no node-id=base64key line");
+            throw new IllegalArgumentException("the " + what + " keys file " + file + " holds no " + what + "-id=base64key line");
         }
         keys.replaceAll((n, list) -> List.copyOf(list));
-        return new NodeKeys(keys);
+        return new NodeKeys(keys, what);
     }
 
     /** Whether any key is configured (else nothing is signed or checked). */
@@ -108,7 +124,7 @@ public final class NodeKeys {
     public Optional<String> problem(String node, Headers headers, String topic, byte[] recordKey, byte[] value) {
         List<NodeSignature> list = keys.get(node);
         if (list == null) {
-            return Optional.of("unauthenticated: no key is configured for node '" + node + "'");
+            return Optional.of("unauthenticated: no key is configured for " + what + " '" + node + "'");
         }
         String last = null;
         for (NodeSignature key : list) {
@@ -118,7 +134,7 @@ public final class NodeKeys {
             }
             last = p.get();
         }
-        return Optional.of("unauthenticated: " + last + " for node '" + node + "'");
+        return Optional.of("unauthenticated: " + last + " for " + what + " '" + node + "'");
     }
 
     /** Node ids only, never a key. */

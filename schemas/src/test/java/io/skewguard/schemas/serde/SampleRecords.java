@@ -3,6 +3,12 @@ package io.skewguard.schemas.serde;
 import io.skewguard.schemas.AlertKind;
 import io.skewguard.schemas.AlertState;
 import io.skewguard.schemas.CapacityEvent;
+import io.skewguard.schemas.ControlKind;
+import io.skewguard.schemas.Decision;
+import io.skewguard.schemas.OperatorControl;
+import io.skewguard.schemas.Proposal;
+import io.skewguard.schemas.ProposedMove;
+import io.skewguard.schemas.ProposedWeight;
 import io.skewguard.schemas.MigrationCommand;
 import io.skewguard.schemas.MigrationPhase;
 import io.skewguard.schemas.MigrationStatus;
@@ -44,7 +50,10 @@ final class SampleRecords {
         migrationCommandFull(), migrationCommandSparse(),
         migrationStatusFull(), migrationStatusSparse(),
         slotAssignmentFull(), slotAssignmentSparse(),
-        nodeMembershipFull(), nodeMembershipSparse());
+        nodeMembershipFull(), nodeMembershipSparse(),
+        controlFull(), controlSparse(),
+        decisionFull(), decisionSparse(),
+        proposalFull(), proposalSparse());
   }
 
   static WriteEvent writeEvent() {
@@ -189,6 +198,53 @@ final class SampleRecords {
     return NodeMembership.newBuilder()
         .setCluster("eu-1").setNode("node-08").setState(MembershipState.DRAINING).setSource("operator")
         .setUpdatedAt(T0)
+        .build();
+  }
+
+  static OperatorControl controlFull() {
+    return OperatorControl.newBuilder()
+        .setCluster("eu-1").setControl(ControlKind.THROTTLE).setEnabled(true).setBytesPerSec(52_428_800L)
+        .setOperator("alice").setReason("backup window").setUpdatedAt(T0)
+        .build();
+  }
+
+  static OperatorControl controlSparse() {
+    return OperatorControl.newBuilder()
+        .setCluster("eu-1").setControl(ControlKind.EXCLUDE).setNode("node-07").setEnabled(false)
+        .setOperator("bob").setUpdatedAt(T0)
+        .build();
+  }
+
+  static Decision decisionFull() {
+    return Decision.newBuilder()
+        .setCluster("eu-1").setApp("balancer").setActed(false).setReason("FLOOR_REACHED")
+        .setMessage("weights reached their floor: heat Gini 0.298 above the repair target 0.200")
+        .setFigures(java.util.Map.of("heatGini", 0.298, "target", 0.2, "weightsEpoch", 12.0))
+        .setDecidedAt(T0)
+        .build();
+  }
+
+  static Decision decisionSparse() {
+    return Decision.newBuilder()
+        .setCluster("eu-1").setApp("migrator").setActed(true).setReason("BATCH_STARTED").setMessage("batch b000001 starts 4 moves")
+        .setDecidedAt(T0)
+        .build();
+  }
+
+  static Proposal proposalFull() {
+    return Proposal.newBuilder()
+        .setCluster("eu-1").setApp("migrator")
+        .setWeights(List.of(new ProposedWeight("node-01", 1.0, 0.95, 1.31)))
+        .setMoves(List.of(new ProposedMove(17, "node-01", "node-09", 1_234_567_890L)))
+        .setMetric("capacity CV").setCurrent(0.31).setExpected(0.09).setBytesToMove(1_234_567_890L).setFirstBatch(1)
+        .setProposedAt(T0)
+        .build();
+  }
+
+  static Proposal proposalSparse() {
+    return Proposal.newBuilder()
+        .setCluster("eu-1").setApp("balancer").setMetric("heat Gini").setCurrent(0.45).setExpected(0.45).setBytesToMove(0)
+        .setProposedAt(T0)
         .build();
   }
 }
