@@ -29,7 +29,8 @@ import java.util.function.BooleanSupplier;
  *
  * <p>{@link #stop(Duration)} sends SIGTERM, as a container runtime or systemd does, and returns the
  * exit code; {@link #kill(Duration)} sends SIGKILL, as a crash would (no shutdown hook runs);
- * {@link #close()} kills what is still running (for a test that failed half-way).
+ * {@link #close()} kills what is still running (for a test that failed half-way), and so does the
+ * end of the test's JVM, so that no child outlives a build stopped half-way.
  *
  * <p>{@link #freeze()} sends SIGSTOP and {@link #thaw()} SIGCONT: every thread of the JVM stops at
  * once, wherever it is, and goes on where it stopped. A test freezes a process to look at what it
@@ -51,7 +52,11 @@ public final class AppProcess implements AutoCloseable {
         this.name = name;
         this.process = process;
         this.output = output;
+        this.orphanGuard = new Thread(process::destroyForcibly, "app-process-" + process.pid() + "-orphan-guard");
     }
+
+    /** Kills the child when the test's JVM ends before the test closed it (a build stopped half-way). */
+    private final Thread orphanGuard;
 
     /**
      * Starts {@code mainClass} in a new JVM (heap at most 256 MB) with {@code args}, its output going
@@ -76,7 +81,9 @@ public final class AppProcess implements AutoCloseable {
         command.addAll(List.of(args));
         try {
             Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
-            return new AppProcess(mainClass.getSimpleName(), process, output);
+            AppProcess app = new AppProcess(mainClass.getSimpleName(), process, output);
+            Runtime.getRuntime().addShutdownHook(app.orphanGuard);
+            return app;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + mainClass.getName(), e);
         }
@@ -241,6 +248,11 @@ public final class AppProcess implements AutoCloseable {
     /** Kills the process if it still runs. */
     @Override
     public void close() {
+        try {
+            Runtime.getRuntime().removeShutdownHook(orphanGuard);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook runs anyway
+        }
         if (process.isAlive()) {
             process.destroyForcibly();
             try {
