@@ -35,15 +35,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The normal test run holds the short seeded subset, one trial: each process kind killed once,
  * at a point the seed picks from that kind's points, and after the balancer's kill a broker restart
- * and a {@value #SHORT_OUTAGE_SECONDS} s outage that begins while an agent has applied a command and
- * not committed its offset, against client timeouts of 5 s (requests, API calls, blocking sends, Kafka
- * Streams tasks), 6 s (consumer sessions) and 10 s (deliveries, transactions), so that each of them
- * expires during it. The long run, {@code -Dskewguard.trials.full=true}, is 20 trials of one kill
- * each, five per process kind, every point of a kind taken in turn, and one broker trial: a restart,
- * then a {@value #LONG_OUTAGE_MINUTES}-minute outage against Kafka's default client timeouts (the
- * longest, Kafka Streams' {@code task.timeout.ms}, is 5 minutes). {@code -Dskewguard.trials.seed=N}
- * picks another seed (default 16). Each trial logs a line starting with {@code TRIAL}; the run
- * writes {@code target/kill-trials/report.md} (docs/reliability.md).
+ * and a {@value #SHORT_OUTAGE_SECONDS} s outage that begins while an agent has applied a command
+ * and not committed its offset, against client timeouts of 5 s (requests, API calls, blocking
+ * sends, Kafka Streams tasks), 3 s (consumer sessions, as in every trial) and 10 s (deliveries,
+ * transactions), so that each of them expires during it. The long run, {@code
+ * -Dskewguard.trials.full=true}, is 20 trials of one kill each, five per process kind, every point
+ * of a kind taken in turn, and one broker trial: a restart, then a {@value
+ * #LONG_OUTAGE_MINUTES}-minute outage against Kafka's default client timeouts (the longest, Kafka
+ * Streams' {@code task.timeout.ms}, is 5 minutes). {@code -Dskewguard.trials.seed=N} picks another
+ * seed (default 16). Each trial logs a line starting with {@code TRIAL}; the run writes {@code
+ * target/kill-trials/report.md} (docs/reliability.md).
  */
 class KillTrialsIT {
 
