@@ -183,13 +183,9 @@ final class Trial {
 
     /**
      * Runs a trial named {@code name} (its topic prefix) on {@code broker}, files under {@code dir}:
-     * starts the stack, takes {@code steps} in order, brings the loop to rest and checks.
+     * starts the stack (its processes' settings adjusted by {@code configure}), takes {@code steps} in
+     * order, brings the loop to rest and checks.
      */
-    static Outcome run(EmbeddedKafka broker, Path dir, String name, long seed, List<? extends Step> steps) throws Exception {
-        return run(broker, dir, name, seed, steps, stack -> { });
-    }
-
-    /** As {@link #run(EmbeddedKafka, Path, String, long, List)}, with settings of the processes given by {@code configure}. */
     static Outcome run(EmbeddedKafka broker, Path dir, String name, long seed, List<? extends Step> steps,
                        java.util.function.Consumer<TrialStack> configure) throws Exception {
         long t0 = System.nanoTime();

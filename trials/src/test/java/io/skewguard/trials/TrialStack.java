@@ -216,11 +216,6 @@ final class TrialStack implements AutoCloseable {
         return p;
     }
 
-    /** How often {@code app} has been started. */
-    int starts(App app) {
-        return starts.get(app);
-    }
-
     /** SIGKILL: the process ends at once, nothing flushed, no hook run. */
     void kill(App app) throws InterruptedException {
         AppProcess p = process(app);
@@ -246,19 +241,7 @@ final class TrialStack implements AutoCloseable {
         awaitReady(app, launch(app));
     }
 
-    /** Starts {@code app} again and returns without waiting for it. */
-    AppProcess restartInBackground(App app) {
-        if (running.containsKey(app)) {
-            throw new IllegalStateException(app + " still runs");
-        }
-        return launch(app);
-    }
-
-    void awaitReady(App app) {
-        awaitReady(app, process(app));
-    }
-
-    /** Whether every process runs (none has ended). */
+    /** The processes that do not run: ended by themselves, or stopped or killed and not started again. */
     List<App> ended() {
         List<App> gone = new ArrayList<>();
         for (App app : App.values()) {
