@@ -67,7 +67,9 @@ final class BalancerHarness implements AutoCloseable {
         values.putAll(overrides);
         settings = BalancerSettings.of(values);
         topics = settings.topics();
-        driver = new TopologyTestDriver(BalancerTopology.build(settings), settings.streamsProperties());
+        // in-memory stores: the test driver would flush RocksDB after every record (the app itself runs on RocksDB)
+        driver = new TopologyTestDriver(BalancerTopology.build(settings, new io.skewguard.balancer.policy.WeightController(settings.controller()),
+                org.apache.kafka.streams.state.Stores::inMemoryKeyValueStore), settings.streamsProperties());
         Map<String, Object> serde = settings.serdeConfig();
         reports = SchemaRegistrySerde.of(SkewReport.class, serde, false);
         alerts = SchemaRegistrySerde.of(SkewAlert.class, serde, false);

@@ -120,6 +120,7 @@ class BalancerProcessIT {
                         "skewguard_weight_rounds_total{cluster=\"c1\",outcome=\"ADJUSTED\"}",
                         "skewguard_weight_commands_total{cluster=\"c1\"}",
                         "skewguard_weight_epoch{cluster=\"c1\"}",
+                        "skewguard_decisions_total{cluster=\"c1\",app=\"balancer\",reason=\"ADJUSTED\"}",
                         "skewguard_dead_letters_total",
                         "skewguard_input_lag_records{consumer=\"balancer-streams\"}",
                         "kafka_stream_thread_process_total");

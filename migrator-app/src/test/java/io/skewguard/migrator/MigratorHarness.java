@@ -84,7 +84,9 @@ final class MigratorHarness implements AutoCloseable {
     }
 
     private void open() {
-        driver = new TopologyTestDriver(MigratorTopology.build(settings), MigratorTopology.streamsConfig(settings),
+        // in-memory stores: the test driver would flush RocksDB after every record (the app itself runs on RocksDB)
+        driver = new TopologyTestDriver(MigratorTopology.build(settings, org.apache.kafka.streams.state.Stores::inMemoryKeyValueStore),
+                MigratorTopology.streamsConfig(settings),
                 Instant.ofEpochMilli(clock));
         alerts = driver.createInputTopic(topics.alerts(), Serdes.String().serializer(), serde(SkewAlert.class).serializer());
         reports = driver.createInputTopic(topics.reports(), Serdes.String().serializer(), serde(SkewReport.class).serializer());

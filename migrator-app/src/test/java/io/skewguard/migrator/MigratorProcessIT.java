@@ -131,6 +131,7 @@ class MigratorProcessIT {
                         "skewguard_migration_moved_bytes_total{" + cluster + "}",
                         "skewguard_migration_budget_bytes_per_second{" + cluster + "}",
                         "skewguard_migration_copy_progress_ratio{" + cluster + "}",
+                        "skewguard_decisions_total{" + cluster + ",app=\"migrator\",reason=\"BATCH_STARTED\"}",
                         "skewguard_dead_letters_total",
                         "skewguard_input_lag_records{consumer=\"migrator-streams\"}",
                         "kafka_stream_thread_process_total");
