@@ -72,7 +72,8 @@ import org.slf4j.LoggerFactory;
  * <p>Lifecycle: {@link #start()} formats a fresh temporary data directory with
  * {@link Formatter} (what {@code kafka-storage.sh format} does), starts the server and returns once
  * an {@link Admin} sees the broker. {@link #restart()} stops and starts the same broker on the same
- * ports and data. {@link #close()} stops it, waits for its threads, and deletes the data directory
+ * ports and data; {@link #stop()} and {@link #resume()} do the same with an outage of the caller's
+ * choosing in between. {@link #close()} stops it, waits for its threads, and deletes the data directory
  * unless {@link Builder#keepData(boolean) keepData} is set. Not reusable after close.
  *
  * <p>The broker settings suit one node: every internal topic (consumer offsets, transaction state,
@@ -127,7 +128,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     private static final Duration TOPIC_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration POLL_INTERVAL = Duration.ofMillis(200);
 
-    private enum State { NEW, RUNNING, CLOSED }
+    private enum State { NEW, RUNNING, STOPPED, CLOSED }
 
     private final int requestedPort;
     private final boolean keepData;
@@ -205,16 +206,48 @@ public final class EmbeddedKafka implements AutoCloseable {
         requireRunning();
         long startNanos = System.nanoTime();
         stopServer();
+        relaunch();
+        LOG.info("Kafka broker restarted on {} in {} ms",
+                bootstrapServers, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
+    }
+
+    /**
+     * Stops the broker as an outage would, keeping its ports and data for {@link #resume()}: its
+     * clients see the connection refused until then. The kit's helpers fail meanwhile.
+     */
+    public synchronized void stop() {
+        requireRunning();
+        long startNanos = System.nanoTime();
+        stopServer();
+        state = State.STOPPED;
+        LOG.info("Kafka broker on {} stopped in {} ms (data kept for resume)",
+                bootstrapServers, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
+    }
+
+    /**
+     * Starts a {@link #stop() stopped} broker again on the same ports with the same data; returns
+     * once it serves requests.
+     */
+    public synchronized void resume() {
+        if (state != State.STOPPED) {
+            throw new IllegalStateException("EmbeddedKafka is not stopped; it is " + state);
+        }
+        long startNanos = System.nanoTime();
+        relaunch();
+        state = State.RUNNING;
+        LOG.info("Kafka broker resumed on {} in {} ms",
+                bootstrapServers, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
+    }
+
+    private void relaunch() {
         try {
             launch(false);
             awaitReady();
         } catch (RuntimeException e) {
-            LOG.error("Kafka broker on {} failed to restart; closing it", bootstrapServers, e);
+            LOG.error("Kafka broker on {} failed to start again; closing it", bootstrapServers, e);
             close();
             throw e;
         }
-        LOG.info("Kafka broker restarted on {} in {} ms",
-                bootstrapServers, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
     }
 
     /**

@@ -34,6 +34,7 @@ import io.skewguard.schemas.MigrationPhase;
 import io.skewguard.schemas.MigrationStatus;
 import io.skewguard.schemas.ShardUsage;
 import io.skewguard.schemas.SkewAlert;
+import io.skewguard.schemas.NodeFigures;
 import io.skewguard.schemas.SkewReport;
 import io.skewguard.schemas.SlotAssignment;
 import io.skewguard.schemas.StepResult;
@@ -809,9 +810,40 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             sets = adopt(cluster, now);
         }
         if (sets.isEmpty() && !readings.isEmpty()) {
+            List<String> unread = capacityNotReadYet(report, readings);
+            if (!unread.isEmpty()) {
+                // the detector has read capacity reports this task has not (its input lags, e.g. at a start on a
+                // backlog): a table built now would leave those nodes out, while writers start from the ring of
+                // every node, so their keys would sit on nodes no candidate set names. The plan waits for them.
+                if (waitingForCapacity.add(cluster)) {
+                    LOG.info("{}: the slot table waits for the capacity reports of {}, which the latest report counts", cluster,
+                            unread);
+                }
+                return new ClusterView(List.of(), heat, sets);
+            }
+            waitingForCapacity.remove(cluster);
             sets = buildFromRing(cluster, readings, now);
         }
         return new ClusterView(readings, heat, sets);
+    }
+
+    /** Clusters whose first slot table waits for capacity reports (logged once per wait). */
+    private final Set<String> waitingForCapacity = new HashSet<>();
+
+    /** The nodes {@code report} has capacity figures of (the detector read their reports) that {@code readings} lack. */
+    static List<String> capacityNotReadYet(SkewReport report, List<CapacityReading> readings) {
+        if (report == null) {
+            return List.of();
+        }
+        Set<String> read = new HashSet<>();
+        readings.forEach(r -> read.add(r.node()));
+        List<String> unread = new ArrayList<>();
+        for (NodeFigures n : report.getNodes()) {
+            if (n.getTotalBytes() > 0 && !read.contains(n.getNode())) {
+                unread.add(n.getNode());
+            }
+        }
+        return unread;
     }
 
     private boolean readOnlyInTable(String cluster, String node) {

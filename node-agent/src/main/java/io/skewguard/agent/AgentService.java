@@ -6,6 +6,7 @@ import io.skewguard.agent.report.NodeReporter;
 import io.skewguard.runtime.settings.CommonSettings;
 import io.skewguard.agent.service.AgentServiceSettings;
 import io.skewguard.agent.service.LoadGenerator;
+import io.skewguard.agent.service.WriteJournal;
 import io.skewguard.agent.service.ZipfKeys;
 import io.skewguard.agent.store.ForwardingNodeStore;
 import io.skewguard.agent.store.InMemoryNodeStore;
@@ -44,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * {@link NodeReporter} sending the writes it takes and its capacity (the store's bytes per slot,
  * against {@code capacity-bytes}). For the process: one {@link WeightedRouter} following the weight
  * and slot tables, and, with {@code write-load > 0}, a {@link LoadGenerator} writing through the
- * router into the hosted stores.
+ * router into the hosted stores, recording every completed write in {@code load-journal} if set.
  *
  * <p><b>Routing.</b> The router's view starts from the ring of {@code ring-nodes} (as the migrator's
  * first table does) and follows the topics from there. A weight command applied by a hosted node's
@@ -127,7 +128,9 @@ public final class AgentService implements Service, AutoCloseable {
             Map<String, LoadGenerator.Target> targets = new LinkedHashMap<>();
             hosted.values().forEach(h -> targets.put(h.node(), new LoadGenerator.Target(h.store(), h.reporter())));
             ZipfKeys keys = new ZipfKeys(settings.slotCount(), settings.keySpace(), settings.heatSkew(), settings.seed());
-            load = new LoadGenerator(settings.writeLoad(), keys, view, targets, settings.valueBytes(), clockMillis).start();
+            WriteJournal journal = settings.loadJournal() == null ? null : WriteJournal.append(settings.loadJournal());
+            load = new LoadGenerator(settings.writeLoad(), keys, view, targets, settings.valueBytes(), clockMillis, journal)
+                    .start();
         }
     }
 

@@ -26,6 +26,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -36,6 +37,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -63,8 +65,10 @@ import org.slf4j.LoggerFactory;
  * store steps, save the state file if the state changed, send the answers; after each poll's
  * records: flush the producer, then commit the consumer offsets. A crash anywhere in between
  * redelivers the command, which the idempotence rules turn into the same state and the same
- * answer (the store steps being idempotent too). A failed send stops the agent without committing,
- * for the same reason.
+ * answer (the store steps being idempotent too). A send, flush or offset commit that the broker does
+ * not take in time (an outage, however long) is waited out the same way: nothing of the poll is
+ * committed, its records are read again once the broker answers. Any other failed send stops the
+ * agent without committing.
  *
  * <p><b>Authentication</b> (docs/security.md): with a key for its node ({@link AgentSettings#keys()}),
  * the agent dead-letters, with reason {@code unauthenticated: ...}, every migration command for its
@@ -103,6 +107,7 @@ public final class CommandAgent implements AutoCloseable {
     private KafkaProducer<byte[], byte[]> producer;
     private long lastProgressAt = Long.MIN_VALUE;
     private Duration registryWait = Duration.ZERO;
+    private Duration brokerWait = Duration.ZERO;
 
     private static final Duration FIRST_REGISTRY_WAIT = Duration.ofMillis(500);
     private static final Duration MAX_REGISTRY_WAIT = Duration.ofSeconds(30);
@@ -220,37 +225,17 @@ public final class CommandAgent implements AutoCloseable {
         try {
             while (running) {
                 var records = consumer.poll(settings.pollTimeout());
-                Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
-                RegistryUnavailableException outage = null;
-                for (ConsumerRecord<byte[], byte[]> record : records) {
-                    try {
-                        handle(record);
-                    } catch (RegistryUnavailableException e) {
-                        outage = e;
-                        break;
-                    }
-                    done.put(new TopicPartition(record.topic(), record.partition()), new OffsetAndMetadata(record.offset() + 1));
-                }
-                if (outage != null) {
-                    rewind(records, done);
-                } else if (!records.isEmpty()) {
-                    registryWait = Duration.ZERO;
-                }
                 try {
-                    reportCopies();
-                } catch (RegistryUnavailableException e) {
-                    outage = e; // the answers' schema id is not known yet: report on a later round
-                }
-                producer.flush();
-                Exception failed = sendFailure.get();
-                if (failed != null) {
-                    throw new IllegalStateException("sending an answer or dead letter failed; offsets not committed", failed);
-                }
-                if (!done.isEmpty()) {
-                    consumer.commitSync(done);
-                }
-                if (outage != null) {
-                    waitForRegistry();
+                    if (handleAndCommit(records) && !records.isEmpty()) {
+                        brokerWait = Duration.ZERO;
+                    }
+                } catch (RuntimeException e) {
+                    if (!brokerOutage(e)) {
+                        throw e;
+                    }
+                    // nothing of this poll is committed: read it again once the broker answers, as after a restart
+                    sendFailure.set(null);
+                    redeliver(records, e);
                 }
             }
         } catch (WakeupException e) {
@@ -266,6 +251,85 @@ public final class CommandAgent implements AutoCloseable {
             closeQuietly(consumer);
             closeQuietly(producer);
         }
+    }
+
+    /**
+     * Handles one poll's records, reports the copies, waits for every answer to be acknowledged and
+     * commits the offsets. False if a delivery failed because the broker did not answer in time (the
+     * poll's records are then read again); a failure that is not a broker outage stops the agent.
+     */
+    private boolean handleAndCommit(ConsumerRecords<byte[], byte[]> records) {
+        Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
+        RegistryUnavailableException outage = null;
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+            try {
+                handle(record);
+            } catch (RegistryUnavailableException e) {
+                outage = e;
+                break;
+            }
+            done.put(new TopicPartition(record.topic(), record.partition()), new OffsetAndMetadata(record.offset() + 1));
+        }
+        if (outage != null) {
+            rewind(records, done);
+        } else if (!records.isEmpty()) {
+            registryWait = Duration.ZERO;
+        }
+        try {
+            reportCopies();
+        } catch (RegistryUnavailableException e) {
+            outage = e; // the answers' schema id is not known yet: report on a later round
+        }
+        producer.flush();
+        Exception failed = sendFailure.getAndSet(null);
+        if (failed != null) {
+            if (brokerOutage(failed)) {
+                redeliver(records, failed);
+                return false;
+            }
+            throw new IllegalStateException("sending an answer or dead letter failed; offsets not committed", failed);
+        }
+        if (!done.isEmpty()) {
+            consumer.commitSync(done);
+        }
+        if (outage != null) {
+            waitForRegistry();
+        }
+        return true;
+    }
+
+    /**
+     * Whether {@code e} says the broker did not answer in time or the group moved on meanwhile (a
+     * send, flush or commit that timed out, a commit refused after a rebalance), rather than that
+     * something is wrong with a command or this process: an outage to wait out.
+     */
+    static boolean brokerOutage(Throwable e) {
+        for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+            if ((t instanceof RetriableException && !(t instanceof RegistryUnavailableException))
+                    || t instanceof CommitFailedException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The broker did not take an answer or an offset commit in time: every partition of the poll goes
+     * back to its first record (nothing of the poll is committed), and the loop waits (0.5 s doubling
+     * to 30 s, consumption paused, still polling so that it stays in its group). The records are then
+     * applied again, which the idempotence rules make harmless: the same state, the same answers.
+     */
+    private void redeliver(ConsumerRecords<byte[], byte[]> records, Throwable why) {
+        var assigned = consumer.assignment();
+        for (TopicPartition tp : records.partitions()) {
+            if (assigned.contains(tp)) {
+                consumer.seek(tp, records.records(tp).get(0).offset());
+            }
+        }
+        brokerWait = brokerWait.isZero() ? FIRST_REGISTRY_WAIT : min(brokerWait.multipliedBy(2), MAX_REGISTRY_WAIT);
+        LOG.warn("agent of {}: the broker did not take an answer or offset commit in time ({}); the {} commands of this poll "
+                + "are read again in {} ms", settings.node(), why.toString(), records.count(), brokerWait.toMillis());
+        pausedFor(brokerWait);
     }
 
     /**
@@ -290,9 +354,14 @@ public final class CommandAgent implements AutoCloseable {
      */
     private void waitForRegistry() {
         registryWait = registryWait.isZero() ? FIRST_REGISTRY_WAIT : min(registryWait.multipliedBy(2), MAX_REGISTRY_WAIT);
+        pausedFor(registryWait);
+    }
+
+    /** Polls with consumption paused for {@code wait}, so that the consumer stays in its group; a stop ends it at once. */
+    private void pausedFor(Duration wait) {
         var assigned = consumer.assignment();
         consumer.pause(assigned);
-        long until = System.nanoTime() + registryWait.toNanos();
+        long until = System.nanoTime() + wait.toNanos();
         try {
             while (running && System.nanoTime() < until) {
                 consumer.poll(Duration.ofNanos(Math.max(1, Math.min(until - System.nanoTime(), settings.pollTimeout().toNanos()))));

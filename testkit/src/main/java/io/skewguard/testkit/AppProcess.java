@@ -29,7 +29,13 @@ import java.util.function.BooleanSupplier;
  *
  * <p>{@link #stop(Duration)} sends SIGTERM, as a container runtime or systemd does, and returns the
  * exit code; {@link #kill(Duration)} sends SIGKILL, as a crash would (no shutdown hook runs);
- * {@link #close()} kills what is still running (for a test that failed half-way).
+ * {@link #close()} kills what is still running (for a test that failed half-way), and so does the
+ * end of the test's JVM, so that no child outlives a build stopped half-way.
+ *
+ * <p>{@link #freeze()} sends SIGSTOP and {@link #thaw()} SIGCONT: every thread of the JVM stops at
+ * once, wherever it is, and goes on where it stopped. A test freezes a process to look at what it
+ * has done so far (its files, its records, its consumer group's offsets) while it cannot do more, and
+ * then kills it at exactly that point or lets it go on; no hook inside the application is needed.
  */
 public final class AppProcess implements AutoCloseable {
 
@@ -46,22 +52,38 @@ public final class AppProcess implements AutoCloseable {
         this.name = name;
         this.process = process;
         this.output = output;
+        this.orphanGuard = new Thread(process::destroyForcibly, "app-process-" + process.pid() + "-orphan-guard");
     }
+
+    /** Kills the child when the test's JVM ends before the test closed it (a build stopped half-way). */
+    private final Thread orphanGuard;
 
     /**
      * Starts {@code mainClass} in a new JVM (heap at most 256 MB) with {@code args}, its output going
      * to {@code output} (replaced).
      */
     public static AppProcess start(Class<?> mainClass, Path output, String... args) {
+        return start(mainClass, output, List.of(), args);
+    }
+
+    /**
+     * As {@link #start(Class, Path, String...)}, with {@code jvmOptions} after the default ones (so
+     * that they win), e.g. {@code -XX:TieredStopAtLevel=1} for a child that should start fast and
+     * leave the cores to the others.
+     */
+    public static AppProcess start(Class<?> mainClass, Path output, List<String> jvmOptions, String... args) {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-                "-Dlog4j2.configurationFile=" + LOG_CONFIG,
-                "-cp", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
+                "-Dlog4j2.configurationFile=" + LOG_CONFIG));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
                 mainClass.getName()));
         command.addAll(List.of(args));
         try {
             Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
-            return new AppProcess(mainClass.getSimpleName(), process, output);
+            AppProcess app = new AppProcess(mainClass.getSimpleName(), process, output);
+            Runtime.getRuntime().addShutdownHook(app.orphanGuard);
+            return app;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + mainClass.getName(), e);
         }
@@ -159,6 +181,61 @@ public final class AppProcess implements AutoCloseable {
         return process.isAlive();
     }
 
+    /** The operating system's id of the process. */
+    public long pid() {
+        return process.pid();
+    }
+
+    /**
+     * Stops every thread of the process where it is (SIGSTOP) and returns once the kernel says it is
+     * stopped. What the process sent before stays sent; a request on its way to a server may still
+     * arrive there. {@link #kill} works on a frozen process; {@link #thaw} lets it go on.
+     *
+     * @throws IllegalStateException if the process has ended or does not stop within 5 s
+     */
+    public void freeze() throws InterruptedException {
+        signal("STOP");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!"T".equals(processState())) {
+            if (!process.isAlive() || System.nanoTime() > deadline) {
+                throw new IllegalStateException(name + " did not stop on SIGSTOP (alive: " + process.isAlive() + ")");
+            }
+            Thread.sleep(1);
+        }
+    }
+
+    /** Lets a {@link #freeze frozen} process go on (SIGCONT); nothing happens to a running one. */
+    public void thaw() throws InterruptedException {
+        signal("CONT");
+    }
+
+    private void signal(String signal) throws InterruptedException {
+        if (!process.isAlive()) {
+            throw new IllegalStateException(name + " has ended (exit code " + process.exitValue() + "); cannot send SIG" + signal);
+        }
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+                    .redirectErrorStream(true).start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed: "
+                        + new String(kill.getInputStream().readAllBytes()));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run kill -" + signal, e);
+        }
+    }
+
+    /** The state letter of /proc/PID/stat (R, S, T, ...), or "" when it cannot be read. */
+    private String processState() {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
+            int afterName = stat.lastIndexOf(')');
+            return afterName < 0 ? "" : stat.substring(afterName + 2, afterName + 3);
+        } catch (IOException | RuntimeException e) {
+            return "";
+        }
+    }
+
     /** Everything the process wrote so far, stdout and stderr interleaved. */
     public String output() {
         try {
@@ -171,6 +248,11 @@ public final class AppProcess implements AutoCloseable {
     /** Kills the process if it still runs. */
     @Override
     public void close() {
+        try {
+            Runtime.getRuntime().removeShutdownHook(orphanGuard);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook runs anyway
+        }
         if (process.isAlive()) {
             process.destroyForcibly();
             try {

@@ -52,6 +52,36 @@ class AppProcessTest {
         }
     }
 
+    /** The application: prints a counter every 10 ms. */
+    public static final class Counter {
+        public static void main(String[] args) throws InterruptedException {
+            for (long i = 0; ; i++) {
+                System.out.println("tick " + i);
+                System.out.flush();
+                Thread.sleep(10);
+            }
+        }
+    }
+
+    @Test
+    void aFrozenProcessDoesNothingUntilThawedAndCanBeKilledWhileFrozen(@TempDir Path dir) throws Exception {
+        try (AppProcess app = AppProcess.start(Counter.class, dir.resolve("out.log"), java.util.List.of("-Xmx32m"))) {
+            app.await("it counts", () -> app.output().contains("tick 5"), WAIT);
+
+            app.freeze();
+            String frozen = app.output();
+            Thread.sleep(300);
+            assertThat(app.output()).as("output while frozen").isEqualTo(frozen);
+            assertThat(app.isAlive()).isTrue();
+
+            app.thaw();
+            app.await("it counts on", () -> app.output().length() > frozen.length(), WAIT);
+
+            app.freeze();
+            assertThat(app.kill(WAIT)).as("exit code of a frozen JVM ended by SIGKILL").isEqualTo(128 + 9);
+        }
+    }
+
     @Test
     void awaitFailsNamingTheConditionTheExitCodeAndTheOutputWhenTheProcessEndsFirst(@TempDir Path dir) {
         try (AppProcess app = AppProcess.start(Quitter.class, dir.resolve("out.log"))) {

@@ -101,6 +101,30 @@ class EmbeddedKafkaIT {
     }
 
     @Test
+    void aStoppedBrokerRefusesConnectionsUntilResumedOnTheSamePortWithItsRecords() {
+        try (EmbeddedKafka kafka = EmbeddedKafka.builder().build().start()) {
+            String bootstrap = kafka.bootstrapServers();
+            int port = Integer.parseInt(bootstrap.substring(bootstrap.lastIndexOf(':') + 1));
+            kafka.createTopics(1, "survives-outage");
+            sendNumbered(kafka, "survives-outage", 100);
+
+            kafka.stop();
+            assertThat(kafka.isRunning()).isFalse();
+            assertThatThrownBy(() -> new java.net.Socket("127.0.0.1", port).close())
+                    .as("a connection to the stopped broker").isInstanceOf(java.net.ConnectException.class);
+            assertThatThrownBy(kafka::stop).isInstanceOf(IllegalStateException.class).hasMessageContaining("not running");
+
+            kafka.resume();
+            assertThat(kafka.isRunning()).isTrue();
+            assertThat(kafka.bootstrapServers()).isEqualTo(bootstrap);
+            sendNumbered(kafka, "survives-outage", 10);
+            assertThat(kafka.consumeUntil("survives-outage", new StringDeserializer(), new StringDeserializer(),
+                    110, TIMEOUT)).hasSize(110);
+            assertThatThrownBy(kafka::resume).isInstanceOf(IllegalStateException.class).hasMessageContaining("not stopped");
+        }
+    }
+
+    @Test
     void keepDataLeavesTheDataDirectoryAfterClose() throws Exception {
         Path dataDir;
         try (EmbeddedKafka kafka = EmbeddedKafka.builder().keepData(true).build().start()) {

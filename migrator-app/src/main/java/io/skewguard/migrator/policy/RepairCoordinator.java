@@ -362,7 +362,8 @@ public final class RepairCoordinator {
         }
         ClusterView v = view.get();
         if (v.readings().isEmpty()) {
-            effects.add(new Effect.Decide(false, "UNMEASURABLE", "a repair is due but no node has reported its capacity yet: the plan waits",
+            effects.add(new Effect.Decide(false, "UNMEASURABLE", "a repair is due but the capacity reports it plans from are not all "
+                    + "read yet (none, or not those of every node the latest report counts): the plan waits",
                     Map.of()));
             return new Result(state, effects); // no capacity figures yet: wait for them
         }

@@ -43,7 +43,8 @@ import org.slf4j.LoggerFactory;
  * before that swap (in this flush) or after it (in the next), never in neither and never in both.
  * Because bytes and ops are two counters, a racing write may have its bytes in one flush and its op in
  * the next; the sums over flushes stay exact. A slot is sent when either counter is non-zero.
- * {@link #close()} flushes a last time.
+ * {@link #close()} flushes a last time. Counts whose event is not delivered are added back to their
+ * slot and go out with a later flush, so a broker or registry outage delays heat but loses none.
  *
  * <h2>Ownership</h2>
  *
@@ -120,7 +121,10 @@ public final class NodeReporter implements AutoCloseable {
     }
 
     /**
-     * Sends one WriteEvent per slot written since the last flush, with event time now.
+     * Sends one WriteEvent per slot written since the last flush, with event time now. Counts whose
+     * event is not delivered (the broker or the registry did not answer in time, or refused it) are
+     * put back, so that they go out with a later flush: an outage delays the heat, it loses none. A
+     * send that fails at once ends the flush; the slots after it keep their counts too.
      *
      * @return the number of events sent
      */
@@ -138,10 +142,37 @@ public final class NodeReporter implements AutoCloseable {
             WriteEvent event = WriteEvent.newBuilder()
                     .setCluster(settings.cluster()).setNode(settings.node()).setSlot(slot)
                     .setBytes(bytes).setOps(ops).setEventTime(now).build();
-            producer.send(new ProducerRecord<>(topic, key, writeSerde.serializer().serialize(topic, event)));
+            int s = slot;
+            try {
+                producer.send(new ProducerRecord<>(topic, key, writeSerde.serializer().serialize(topic, event)),
+                        (metadata, e) -> {
+                            if (e != null) {
+                                putBack(s, bytes, ops, e);
+                            } else if (undelivered) {
+                                undelivered = false;
+                                LOG.info("{}: write counts are delivered again", settings.node());
+                            }
+                        });
+            } catch (RuntimeException e) {
+                putBack(slot, bytes, ops, e);
+                break;
+            }
             sent++;
         }
         return sent;
+    }
+
+    /** Whether write counts were put back since the last delivery (logged once per outage). */
+    private volatile boolean undelivered;
+
+    private void putBack(int slot, long bytes, long ops, Exception why) {
+        int i = slot * STRIDE;
+        counters.getAndAdd(i, bytes);
+        counters.getAndAdd(i + 1, ops);
+        if (!undelivered) {
+            undelivered = true;
+            LOG.warn("{}: write counts not delivered ({}); kept for a later flush", settings.node(), why.toString());
+        }
     }
 
     /**

@@ -53,6 +53,7 @@ import java.util.Objects;
  * @param keySpace distinct keys the load writes
  * @param valueBytes size of each written value
  * @param seed seed of the load's random draws
+ * @param loadJournal the file every write of the load is recorded in ({@link WriteJournal}); null: none
  * @param healthHost address of the readiness endpoint
  * @param healthPort port of the readiness endpoint, 0 = off
  * @param closeTimeout how long the orderly stop may take
@@ -64,7 +65,8 @@ public record AgentServiceSettings(
         Settings settings, String cluster, List<String> nodes, Path dataDir, StoreKind store, int slotCount,
         Topics topics, Duration pollTimeout, Duration progressInterval, Duration flushInterval,
         Duration capacityInterval, long capacityBytes, String rack, List<String> ringNodes, int candidates,
-        double writeLoad, double heatSkew, int keySpace, int valueBytes, long seed, String healthHost, int healthPort,
+        double writeLoad, double heatSkew, int keySpace, int valueBytes, long seed, Path loadJournal,
+        String healthHost, int healthPort,
         Duration closeTimeout, EpochBound epochs, Duration keepFinished, NodeKeys keys) {
 
     public static final String CLUSTER = "cluster";
@@ -85,6 +87,7 @@ public record AgentServiceSettings(
     public static final String KEY_SPACE = "key-space";
     public static final String VALUE_BYTES = "value-bytes";
     public static final String SEED = "seed";
+    public static final String LOAD_JOURNAL = "load-journal";
     public static final String CLOSE_TIMEOUT = "close-timeout";
     public static final String MAX_EPOCH_JUMP = "max-epoch-jump";
     public static final String FINISHED_MIGRATION_RETENTION = "finished-migration-retention";
@@ -155,6 +158,10 @@ public record AgentServiceSettings(
             .add(Setting.integer(VALUE_BYTES, 1000, "Load generator: size of each value written, in bytes.")
                     .validatedBy(Validator.between(0, 16 << 20)))
             .add(Setting.longInteger(SEED, 1, "Load generator: seed of its draws (which slots are hot, which keys)."))
+            .add(Setting.string(LOAD_JOURNAL, "",
+                    "Load generator: file to which every write it completed is appended as 'key version node' (a "
+                            + "restarted process appends too), to check after a crash that every key written is still "
+                            + "readable at its last version; empty: none."))
             .add(Setting.integer(CommonSettings.MAX_NODES_PER_CLUSTER, RoutingView.DEFAULT_MAX_NODES,
                             "Most nodes of the cluster the write path's router learns from slot-table and weight rows; a "
                                     + "row naming one more is refused, counted and logged (it would grow the router's tables "
@@ -215,7 +222,8 @@ public record AgentServiceSettings(
                 s.duration(CAPACITY_INTERVAL), s.longValue(CAPACITY_BYTES), s.string(RACK),
                 s.list(RING_NODES).isEmpty() ? nodes : s.list(RING_NODES), s.integer(CANDIDATES),
                 s.number(WRITE_LOAD), s.number(HEAT_SKEW), s.integer(KEY_SPACE), s.integer(VALUE_BYTES),
-                s.longValue(SEED), s.string(CommonSettings.HEALTH_HOST), s.integer(CommonSettings.HEALTH_PORT),
+                s.longValue(SEED), s.string(LOAD_JOURNAL).isBlank() ? null : Path.of(s.string(LOAD_JOURNAL)),
+                s.string(CommonSettings.HEALTH_HOST), s.integer(CommonSettings.HEALTH_PORT),
                 s.duration(CLOSE_TIMEOUT), new EpochBound(s.longValue(MAX_EPOCH_JUMP)),
                 s.duration(FINISHED_MIGRATION_RETENTION), keys(s, nodes));
     }

@@ -27,6 +27,10 @@ import org.slf4j.LoggerFactory;
  * <p><b>Versions.</b> Last-writer-wins by version: versions start at the wall clock in microseconds
  * and count up, so a restarted process's writes are newer than those before the restart.
  *
+ * <p><b>Journal.</b> Given a {@link WriteJournal}, every write that its store took is appended to it
+ * (key, version, node) before the next write starts, so that the keys written can be checked
+ * against the stores after a crash; the generator closes it.
+ *
  * <p>One thread of its own; {@link #close()} stops it and waits for it.
  */
 public final class LoadGenerator implements AutoCloseable {
@@ -49,6 +53,7 @@ public final class LoadGenerator implements AutoCloseable {
     private final AtomicLong elsewhere = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong version;
+    private final WriteJournal journal;
     private volatile boolean running;
     private volatile Throwable failure;
     private String lastKey;
@@ -62,9 +67,10 @@ public final class LoadGenerator implements AutoCloseable {
      * @param targets the hosted nodes by id
      * @param valueBytes size of every value
      * @param clockMillis wall clock (versions start from it)
+     * @param journal where every completed write is recorded, or null for none
      */
     public LoadGenerator(double writesPerSecond, ZipfKeys keys, RoutingView view, Map<String, Target> targets,
-                         int valueBytes, LongSupplier clockMillis) {
+                         int valueBytes, LongSupplier clockMillis, WriteJournal journal) {
         if (!(writesPerSecond > 0) || Double.isInfinite(writesPerSecond)) {
             throw new IllegalArgumentException("writes per second must be positive, was " + writesPerSecond);
         }
@@ -75,6 +81,7 @@ public final class LoadGenerator implements AutoCloseable {
         this.value = new byte[valueBytes];
         this.clockMillis = clockMillis;
         this.version = new AtomicLong(clockMillis.getAsLong() * 1000);
+        this.journal = journal;
         this.thread = new Thread(this::run, "skewguard-load");
         this.thread.setDaemon(true);
     }
@@ -82,8 +89,8 @@ public final class LoadGenerator implements AutoCloseable {
     public LoadGenerator start() {
         running = true;
         thread.start();
-        LOG.info("load: {} writes/s, routed by the view of cluster {}, into {}", writesPerSecond, view.cluster(),
-                targets.keySet());
+        LOG.info("load: {} writes/s, routed by the view of cluster {}, into {}{}", writesPerSecond, view.cluster(),
+                targets.keySet(), journal == null ? "" : "; every write recorded in " + journal.file());
         return this;
     }
 
@@ -158,6 +165,9 @@ public final class LoadGenerator implements AutoCloseable {
                 }
                 continue;
             }
+            if (journal != null) {
+                journal.written(key, v, node);
+            }
             target.reporter().record(view.slotOf(key), key.length() + (long) value.length);
             written.incrementAndGet();
             lastKey = key;
@@ -185,6 +195,9 @@ public final class LoadGenerator implements AutoCloseable {
         }
         if (thread.getState() != Thread.State.NEW) {
             logSummary();
+        }
+        if (journal != null && !thread.isAlive()) {
+            journal.close();
         }
     }
 }

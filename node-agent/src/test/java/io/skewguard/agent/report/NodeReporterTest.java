@@ -77,6 +77,62 @@ class NodeReporterTest {
     }
 
     @Test
+    void countsWhoseEventIsNotDeliveredGoOutWithALaterFlush() {
+        MockProducer<byte[], byte[]> manual = new MockProducer<>(false, null, new ByteArraySerializer(), new ByteArraySerializer());
+        ReporterSettings settings = new ReporterSettings("c1", "n1", SLOTS, Topics.defaults(),
+                Duration.ofHours(1), Duration.ofHours(1), REGISTRY);
+        NodeReporter reporter = new NodeReporter(settings, manual, capacity::get, clock::get);
+        reporter.record(3, 100);
+        reporter.record(9, 7);
+        assertThat(reporter.flush()).isEqualTo(2);
+        // the broker did not take them in time
+        manual.errorNext(new org.apache.kafka.common.errors.TimeoutException("Expiring 1 record(s)"));
+        manual.errorNext(new org.apache.kafka.common.errors.TimeoutException("Expiring 1 record(s)"));
+        reporter.record(3, 1);
+
+        assertThat(reporter.flush()).as("the undelivered counts, with what came since").isEqualTo(2);
+        manual.completeNext();
+        manual.completeNext();
+        assertThat(reporter.flush()).isZero();
+        try (var serde = SchemaRegistrySerde.of(WriteEvent.class, REGISTRY, false)) {
+            List<WriteEvent> second = manual.history().subList(2, 4).stream()
+                    .map(r -> serde.deserializer().deserialize(r.topic(), r.value())).toList();
+            assertThat(second).extracting(WriteEvent::getSlot, WriteEvent::getBytes, WriteEvent::getOps)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple(3, 101L, 2L), org.assertj.core.groups.Tuple.tuple(9, 7L, 1L));
+        }
+    }
+
+    @Test
+    void aSendRefusedAtOnceKeepsItsCountsAndThoseOfTheSlotsAfterIt() {
+        java.util.concurrent.atomic.AtomicBoolean brokerAway = new java.util.concurrent.atomic.AtomicBoolean(true);
+        MockProducer<byte[], byte[]> blocking = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer()) {
+            @Override
+            public synchronized java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata> send(
+                    ProducerRecord<byte[], byte[]> record, org.apache.kafka.clients.producer.Callback callback) {
+                if (brokerAway.get()) {
+                    // what send() throws once max.block.ms has passed without metadata
+                    throw new org.apache.kafka.common.errors.TimeoutException("Topic skew.node-writes not present in metadata after 60000 ms.");
+                }
+                return super.send(record, callback);
+            }
+        };
+        ReporterSettings settings = new ReporterSettings("c1", "n1", SLOTS, Topics.defaults(),
+                Duration.ofHours(1), Duration.ofHours(1), REGISTRY);
+        NodeReporter reporter = new NodeReporter(settings, blocking, capacity::get, clock::get);
+        reporter.record(3, 100);
+        reporter.record(9, 7);
+        assertThat(reporter.flush()).isZero();
+
+        brokerAway.set(false);
+        assertThat(reporter.flush()).isEqualTo(2);
+        try (var serde = SchemaRegistrySerde.of(WriteEvent.class, REGISTRY, false)) {
+            assertThat(blocking.history()).map(r -> serde.deserializer().deserialize(r.topic(), r.value()))
+                    .extracting(WriteEvent::getSlot, WriteEvent::getBytes, WriteEvent::getOps)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple(3, 100L, 1L), org.assertj.core.groups.Tuple.tuple(9, 7L, 1L));
+        }
+    }
+
+    @Test
     void concurrentRecordsRacingFlushesAreFlushedExactlyOnce() throws Exception {
         NodeReporter reporter = reporter();
         int threads = 4;

@@ -39,6 +39,14 @@ class AgentServiceSettingsTest {
                 .containsEntry("isolation.level", "read_committed").containsEntry("enable.auto.commit", "false");
         assertThat(s.ringNodes()).containsExactly("n1", "n2");
         assertThat(s.writeLoad()).isZero();
+        assertThat(s.loadJournal()).as("no write journal unless one is named").isNull();
+    }
+
+    @Test
+    void theLoadJournalIsTheFileNamed() {
+        Map<String, String> m = minimal();
+        m.put("load-journal", "/var/lib/agent/load.journal");
+        assertThat(of(m).loadJournal()).isEqualTo(Path.of("/var/lib/agent/load.journal"));
     }
 
     @Test

@@ -15,6 +15,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import io.skewguard.schemas.serde.RegistryUnavailableException;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
@@ -41,6 +42,11 @@ import org.slf4j.LoggerFactory;
  *       against the policy: the outage is nobody's input and may last longer than any limit. The
  *       replacement resumes from the last commit, so nothing past the record that waited for the
  *       registry was committed, and nothing is dead-lettered (docs/design.md §5).</li>
+ *   <li>The same holds for a thread that fails because the broker did not answer in time (a Kafka
+ *       {@link TimeoutException} among its causes, e.g. a task that could make no progress within
+ *       {@code task.timeout.ms} while the broker was down): a broker outage is waited out however
+ *       long it lasts, it does not use up the replacements meant for failures that repeat on a
+ *       record.</li>
  *   <li>ERROR, or a shutdown nobody asked for, is a failure.</li>
  *   <li>{@link #close(Duration)} commits and leaves the consumer group, so that the partitions move
  *       to the other instances at once instead of after the session timeout. Kafka Streams 4.1's
@@ -166,7 +172,11 @@ public final class StreamsService implements Service {
     private StreamThreadExceptionResponse onThreadFailure(Throwable e) {
         Optional<RegistryUnavailableException> outage = RegistryUnavailableException.causeOf(e);
         if (outage.isPresent()) {
-            return afterOutageBackoff(outage.get());
+            return afterOutageBackoff("schema registry " + outage.get().registry() + " cannot answer", outage.get());
+        }
+        Optional<TimeoutException> brokerTimeout = brokerTimeout(e);
+        if (brokerTimeout.isPresent()) {
+            return afterOutageBackoff("the broker did not answer in time", brokerTimeout.get());
         }
         ThreadReplacementPolicy.Decision decision = policy.decide(clock.instant());
         if (decision == ThreadReplacementPolicy.Decision.REPLACE) {
@@ -180,11 +190,22 @@ public final class StreamsService implements Service {
         return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
     }
 
+    /** The Kafka client timeout among the causes of {@code e}, if there is one. */
+    static Optional<TimeoutException> brokerTimeout(Throwable e) {
+        for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+            if (t instanceof TimeoutException timeout) {
+                return Optional.of(timeout);
+            }
+        }
+        return Optional.empty();
+    }
+
     /**
      * Waits, on the failed thread, before it is replaced: a replacement would meet the same outage at
-     * once. The registry client logs the outage once at WARN and its end at INFO; here only DEBUG.
+     * once. The registry client logs a registry outage once at WARN and its end at INFO, so that one is
+     * logged here only at DEBUG; a broker timeout at WARN, once per replacement.
      */
-    private StreamThreadExceptionResponse afterOutageBackoff(RegistryUnavailableException outage) {
+    private StreamThreadExceptionResponse afterOutageBackoff(String what, Exception outage) {
         long waitMs;
         synchronized (outageLock) {
             long now = clock.millis();
@@ -195,8 +216,13 @@ public final class StreamsService implements Service {
             waitMs = Math.min(OUTAGE_BACKOFF_MAX_MS, OUTAGE_BACKOFF_FIRST_MS << Math.min(outageStreak, 16));
             outageStreak++;
         }
-        LOG.debug("{}: a stream thread stopped at a record while schema registry {} cannot answer; replacing it in {} ms "
-                + "(not counted as a failure): {}", name, outage.registry(), waitMs, outage.getMessage());
+        if (outage instanceof RegistryUnavailableException) {
+            LOG.debug("{}: a stream thread stopped at a record while {}; replacing it in {} ms (not counted as a failure): {}",
+                    name, what, waitMs, outage.getMessage());
+        } else {
+            LOG.warn("{}: a stream thread stopped because {}; replacing it in {} ms (not counted as a failure): {}",
+                    name, what, waitMs, outage.getMessage());
+        }
         try {
             closeBegun.await(waitMs, TimeUnit.MILLISECONDS);
         } catch (InterruptedException interrupted) {

@@ -105,6 +105,41 @@ class StreamsServiceIT {
         }
     }
 
+    @Test
+    void aThreadFailingBecauseTheBrokerDidNotAnswerInTimeIsReplacedWithoutUsingUpTheLimitAndTheServiceGoesOn() throws Exception {
+        KAFKA.broker().createTopics(1, "timeout-in");
+        try (KafkaProducer<String, String> producer = KAFKA.broker().producer(new StringSerializer(),
+                new StringSerializer())) {
+            producer.send(new ProducerRecord<>("timeout-in", "k", "slow")).get(30, TimeUnit.SECONDS);
+        }
+        // the broker "does not answer" twice running: more than the one replacement the policy allows
+        AtomicInteger attempts = new AtomicInteger();
+        AtomicInteger processed = new AtomicInteger();
+        StreamsBuilder builder = new StreamsBuilder();
+        builder.stream("timeout-in", Consumed.with(Serdes.String(), Serdes.String()))
+                .process(() -> new Processor<String, String, Void, Void>() {
+                    @Override
+                    public void process(Record<String, String> record) {
+                        if (attempts.incrementAndGet() <= 2) {
+                            throw new org.apache.kafka.common.errors.TimeoutException("Task 0_0 did not make progress within 5000 ms");
+                        }
+                        processed.incrementAndGet();
+                    }
+                });
+        StreamsService service = new StreamsService("timeout", builder.build(), properties("lifecycle-timeout"),
+                new ThreadReplacementPolicy(1, Duration.ofMinutes(10)), java.time.Clock.systemUTC());
+        try {
+            service.start();
+
+            awaitTrue(() -> processed.get() == 1, "the record to be processed after the timeouts");
+            assertThat(attempts).hasValue(3);
+            assertThat(service.failure()).as("a broker timeout is not a failure").isEmpty();
+            awaitTrue(service::ready, "the service to be ready again");
+        } finally {
+            service.close(Duration.ofSeconds(30));
+        }
+    }
+
     /** Reads {@code topic}; counts and throws on the value "poison". */
     private static Topology countingTopology(String topic, AtomicInteger poisonAttempts) {
         StreamsBuilder builder = new StreamsBuilder();

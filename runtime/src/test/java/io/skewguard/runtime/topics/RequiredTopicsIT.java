@@ -38,6 +38,36 @@ class RequiredTopicsIT {
     }
 
     @Test
+    void aBrokerThatDoesNotAnswerYetIsWaitedForAndTheStartGoesOnOnceItDoes() throws Exception {
+        int port = io.skewguard.testkit.AppProcess.freePort();
+        Settings app = APP.with(Map.of("bootstrap.servers", "127.0.0.1:" + port, "topic-prefix", "gate.wait.",
+                "create-topics", "true", "default.api.timeout.ms", "1000", "request.timeout.ms", "500"));
+        RequiredTopics gate = RequiredTopics.of(app);
+        java.util.concurrent.CompletableFuture<Void> starting = java.util.concurrent.CompletableFuture.runAsync(gate::start);
+        Thread.sleep(3_000);
+        assertThat(starting).as("the start while nothing listens on port " + port).isNotDone();
+
+        try (var broker = io.skewguard.embedded.EmbeddedKafka.builder().port(port).build().start()) {
+            starting.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(gate.ready()).isTrue();
+            try (TopicProvisioner p = new TopicProvisioner(broker.adminClient(), broker.bootstrapServers(), Duration.ofSeconds(30))) {
+                assertThat(p.check(TopicPlan.defaults("gate.wait."))).isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void aStopEndsTheWaitForABrokerThatDoesNotAnswer() throws Exception {
+        Settings app = APP.with(Map.of("bootstrap.servers", "127.0.0.1:" + io.skewguard.testkit.AppProcess.freePort(),
+                "topic-prefix", "gate.stop.", "default.api.timeout.ms", "1000", "request.timeout.ms", "500"));
+        RequiredTopics gate = RequiredTopics.of(app);
+        java.util.concurrent.CompletableFuture<Void> starting = java.util.concurrent.CompletableFuture.runAsync(gate::start);
+        Thread.sleep(1_500);
+        gate.stopStarting();
+        starting.get(10, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
+    @Test
     void createTopicsTrueCreatesWhatIsMissingAndTheAppStarts() {
         RequiredTopics gate = RequiredTopics.of(app("gate.create.", true));
         gate.start();
