@@ -55,6 +55,7 @@ public record BalancerSettings(
     public static final String REPAIR_TARGET = "repair-target";
     public static final String ROUND_INTERVAL = "round-interval";
     public static final String DECAY = "decay";
+    public static final String FOLLOW_UP = "follow-up";
     public static final String REPLICATION_FACTOR = "replication-factor";
     public static final String MAX_EVENT_AGE = "max-event-age";
 
@@ -87,6 +88,12 @@ public record BalancerSettings(
                     Setting.number(DECAY, ControllerSettings.DEFAULT_DECAY,
                                     "After a repair, the fraction of log-weight given back toward 1.0 per round; 0 keeps the weights.")
                             .validatedBy(Validator.between(0, 1)),
+                    Setting.duration(FOLLOW_UP, "0",
+                                    "After a repair, a heat Gini above repair-target in every report for this long (event time) "
+                                            + "starts a repair again without waiting for a HEAT alert, so that the weights keep "
+                                            + "what the repair reached while migrations and load change under them; 0 = only an "
+                                            + "alert starts a repair.")
+                            .validatedBy(Validator.notNegative()),
                     CommonSettings.commitInterval(),
                     CommonSettings.stateDir("/tmp/skewguard-balancer"),
                     Setting.integer(REPLICATION_FACTOR, -1,
@@ -137,7 +144,8 @@ public record BalancerSettings(
                     s.number(GAIN),
                     s.number(REPAIR_TARGET),
                     s.duration(ROUND_INTERVAL),
-                    s.number(DECAY));
+                    s.number(DECAY),
+                    s.duration(FOLLOW_UP));
         } catch (IllegalArgumentException e) {
             throw new SettingsException("controller settings: " + e.getMessage());
         }

@@ -20,15 +20,17 @@ import org.apache.kafka.common.serialization.Serializer;
  * The store is private to the balancer, so a compact versioned layout is enough:
  *
  * <pre>
- *   byte    version (1)
+ *   byte    version (2)
  *   long    epoch, long lastRoundAt, boolean repairing, boolean floorReached, long confirmedSince
  *   int     node count, then per node sorted by id:
  *           UTF node, double weight, double gain, byte direction, int reversals
+ *   long    aboveTargetSince (version 2; a version 1 state reads as NEVER)
  * </pre>
  */
 final class ControllerStateSerde implements Serde<ControllerState> {
 
-    private static final byte VERSION = 1;
+    private static final byte VERSION = 2;
+    private static final byte VERSION_1 = 1;
 
     @Override
     public Serializer<ControllerState> serializer() {
@@ -58,6 +60,7 @@ final class ControllerStateSerde implements Serde<ControllerState> {
                 out.writeByte(control.direction());
                 out.writeInt(control.reversals());
             }
+            out.writeLong(state.aboveTargetSince());
         } catch (IOException e) {
             throw new UncheckedIOException(e); // a byte array stream does not fail
         }
@@ -67,7 +70,7 @@ final class ControllerStateSerde implements Serde<ControllerState> {
     static ControllerState read(String topic, byte[] bytes) {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
             byte version = in.readByte();
-            if (version != VERSION) {
+            if (version != VERSION && version != VERSION_1) {
                 throw new SerializationException(topic + ": unknown controller state version " + version);
             }
             long epoch = in.readLong();
@@ -81,10 +84,11 @@ final class ControllerStateSerde implements Serde<ControllerState> {
                 String node = in.readUTF();
                 nodes.put(node, new NodeControl(in.readDouble(), in.readDouble(), in.readByte(), in.readInt()));
             }
+            long aboveTargetSince = version == VERSION_1 ? ControllerState.NEVER : in.readLong();
             if (in.available() > 0) {
                 throw new SerializationException(topic + ": " + in.available() + " trailing bytes after controller state");
             }
-            return new ControllerState(epoch, lastRoundAt, repairing, floorReached, confirmedSince, nodes);
+            return new ControllerState(epoch, lastRoundAt, repairing, floorReached, confirmedSince, nodes, aboveTargetSince);
         } catch (IOException | IllegalArgumentException e) {
             throw new SerializationException(topic + ": corrupt controller state: " + e.getMessage(), e);
         }

@@ -254,8 +254,20 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
                         ? String.format(Locale.ROOT, "heat Gini %.3f is above the HEAT threshold; the alert is OBSERVING and a repair "
                                 + "starts once it is CONFIRMED after the cooldown", gini)
                         : String.format(Locale.ROOT, "no repair: the HEAT alert is %s (heat Gini %.3f)", report.getHeatState(), gini);
+                if (!cooling && after.aboveTargetSince() != ControllerState.NEVER) {
+                    reason = "FOLLOW_UP_PENDING";
+                    message = String.format(Locale.ROOT, "heat Gini %.3f is above the repair target %.3f since %s (the HEAT alert is %s): "
+                                    + "a follow-up repair starts at %s if it stays there", gini, controller.repairTarget(),
+                            Instant.ofEpochMilli(after.aboveTargetSince()), report.getHeatState(),
+                            Instant.ofEpochMilli(after.aboveTargetSince() + controller.followUp().toMillis()));
+                }
             }
             default -> throw new IllegalStateException("unknown outcome " + round.outcome());
+        }
+        if (!before.repairing() && after.repairing()) {
+            message = String.format(Locale.ROOT, "follow-up repair: the heat Gini stayed above the repair target %.3f for follow-up %s "
+                    + "after the last repair; ", controller.repairTarget(),
+                    io.skewguard.runtime.settings.Durations.format(controller.followUp())) + message;
         }
         decide(cluster, round.outcome().opensEpoch(), reason, message, figures(report, after, round.changes().size()), time, timestamp);
     }
@@ -548,6 +560,10 @@ final class WeightRoundProcessor implements Processor<byte[], byte[], byte[], by
 
     private static void log(String cluster, ControllerState before, Round round) {
         RoundOutcome outcome = round.outcome();
+        if (!before.repairing() && round.state().repairing()) {
+            LOG.info("cluster {}: heat Gini {} stayed above the repair target for the follow-up time; a follow-up repair starts "
+                    + "at epoch {}", cluster, fmt(round.heatGini()), before.epoch());
+        }
         switch (outcome) {
             case ADJUSTED, DECAYED -> LOG.info("cluster {}: epoch {} ({}), {} weight(s) changed, heat Gini {}",
                     cluster, round.state().epoch(), outcome, round.changes().size(), fmt(round.heatGini()));

@@ -121,6 +121,63 @@ class BalancerTopologyTest {
         assertThat(model.heatGini(model.heat(weights))).isLessThanOrEqualTo(0.20);
     }
 
+    @Test
+    void withFollowUpARepairStartsAgainWithoutAnAlertWhenTheHeatGiniStaysAboveTheTarget() {
+        try (BalancerHarness h = new BalancerHarness(Map.of("clusters", "c1", BalancerSettings.FOLLOW_UP, "6m"))) {
+            SlotLoadModel model = repairableCluster();
+            double[] weights = ones(48);
+            h.alert("c1", AlertKind.HEAT, AlertState.OBSERVING, AlertState.CONFIRMED, 0, 0);
+            long t = TICK;
+            for (; t <= 60 * MINUTE; t += TICK) { // the repair runs to its target (the test above)
+                h.send(model.snapshot("c1", t, weights));
+                apply(weights, h.weights());
+            }
+            assertThat(model.heatGini(model.heat(weights))).isLessThanOrEqualTo(0.20);
+            long firstRepairEpochs = h.decisions().stream().filter(d -> d.value().getReason().equals("ADJUSTED")).count();
+            assertThat(firstRepairEpochs).isPositive();
+            h.commands();
+
+            // the load shifts back (the weights' effect gone): above the target, under the alert, no new alert
+            double[] drifted = ones(48);
+            long driftFrom = t + TICK;
+            for (t = driftFrom; t < driftFrom + 6 * MINUTE; t += TICK) {
+                h.send(model.snapshot("c1", t, drifted));
+            }
+            assertThat(h.commands()).as("no round within the follow-up time").isEmpty();
+            List<io.skewguard.schemas.Decision> waiting = h.decisions().stream().map(TestRecord::value).toList();
+            assertThat(waiting).anySatisfy(d -> {
+                assertThat(d.getReason()).isEqualTo("FOLLOW_UP_PENDING");
+                assertThat(d.getMessage()).contains("a follow-up repair starts at");
+            });
+
+            h.send(model.snapshot("c1", driftFrom + 6 * MINUTE, drifted));
+            List<TestRecord<String, WeightCommand>> followUp = h.commands();
+            assertThat(followUp).isNotEmpty();
+            assertThat(followUp).allSatisfy(c -> assertThat(c.value().getEpoch()).isEqualTo(firstRepairEpochs + 1));
+            assertThat(h.decisions()).anySatisfy(d -> {
+                assertThat(d.value().getReason()).isEqualTo("ADJUSTED");
+                assertThat(d.value().getMessage()).startsWith("follow-up repair: the heat Gini stayed above the repair target 0.200");
+            });
+        }
+    }
+
+    @Test
+    void withoutFollowUpAHeatGiniAboveTheTargetAfterARepairStartsNothing() {
+        SlotLoadModel model = repairableCluster();
+        double[] weights = ones(48);
+        harness.alert("c1", AlertKind.HEAT, AlertState.OBSERVING, AlertState.CONFIRMED, 0, 0);
+        long t = TICK;
+        for (; t <= 60 * MINUTE; t += TICK) {
+            harness.send(model.snapshot("c1", t, weights));
+            apply(weights, harness.weights());
+        }
+        assertThat(harness.commands()).isNotEmpty();
+        for (long d = t + TICK; d < t + 60 * MINUTE; d += TICK) {
+            harness.send(model.snapshot("c1", d, ones(48)));
+        }
+        assertThat(harness.commands()).isEmpty();
+    }
+
     /** The scripted input of the determinism tests: confirmed, then six rounds' worth of reports. */
     private static List<TestRecord<String, WeightCommand>> script(BalancerHarness h) {
         SlotLoadModel model = repairableCluster();

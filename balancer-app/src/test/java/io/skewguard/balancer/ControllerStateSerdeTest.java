@@ -36,7 +36,8 @@ class ControllerStateSerdeTest {
                 Arbitraries.of(true, false),
                 Arbitraries.of(true, false),
                 Arbitraries.longs(),
-                nodes)
+                nodes,
+                Arbitraries.longs())
                 .as(ControllerState::new);
     }
 
@@ -45,6 +46,30 @@ class ControllerStateSerdeTest {
         byte[] bytes = serde.serializer().serialize("changelog", state);
 
         assertThat(serde.deserializer().deserialize("changelog", bytes)).isEqualTo(state);
+    }
+
+    @org.junit.jupiter.api.Test
+    void aStateOfTheFirstVersionReadsWithNoFollowUpPending() throws java.io.IOException {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
+            out.writeByte(1);
+            out.writeLong(7);
+            out.writeLong(120_000);
+            out.writeBoolean(false);
+            out.writeBoolean(false);
+            out.writeLong(60_000);
+            out.writeInt(1);
+            out.writeUTF("n1");
+            out.writeDouble(0.8);
+            out.writeDouble(0.25);
+            out.writeByte(-1);
+            out.writeInt(2);
+        }
+        TreeMap<String, NodeControl> nodes = new TreeMap<>();
+        nodes.put("n1", new NodeControl(0.8, 0.25, -1, 2));
+
+        assertThat(serde.deserializer().deserialize("changelog", bytes.toByteArray()))
+                .isEqualTo(new ControllerState(7, 120_000, false, false, 60_000, nodes, ControllerState.NEVER));
     }
 
     @Property

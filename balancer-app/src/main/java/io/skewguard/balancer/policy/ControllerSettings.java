@@ -16,6 +16,9 @@ import java.time.Duration;
  * @param minRoundInterval least event time between two rounds of one cluster (2 minutes)
  * @param decay after a repair, the fraction of log-weight given back toward 1.0 per round; 0 keeps the
  *     weights where the repair left them (0)
+ * @param followUp after a repair, how long every report's heat Gini must stay above {@code repairTarget}
+ *     before the controller repairs again by itself, without waiting for a HEAT alert; zero = never
+ *     (a new repair then needs a CONFIRMED alert)
  */
 public record ControllerSettings(
         double minWeight,
@@ -25,7 +28,8 @@ public record ControllerSettings(
         double gain,
         double repairTarget,
         Duration minRoundInterval,
-        double decay) {
+        double decay,
+        Duration followUp) {
 
     public static final double DEFAULT_MIN_WEIGHT = 0.5;
     public static final double DEFAULT_MAX_WEIGHT = 2.0;
@@ -35,6 +39,7 @@ public record ControllerSettings(
     public static final double DEFAULT_REPAIR_TARGET = 0.20;
     public static final Duration DEFAULT_MIN_ROUND_INTERVAL = Duration.ofMinutes(2);
     public static final double DEFAULT_DECAY = 0.0;
+    public static final Duration DEFAULT_FOLLOW_UP = Duration.ZERO;
 
     public ControllerSettings {
         if (!(minWeight > 0 && minWeight <= 1.0 && maxWeight >= 1.0 && Double.isFinite(maxWeight))) {
@@ -59,6 +64,20 @@ public record ControllerSettings(
         if (!(decay >= 0 && decay <= 1)) {
             throw new IllegalArgumentException("decay must be in [0, 1], was " + decay);
         }
+        if (followUp == null || followUp.isNegative()) {
+            throw new IllegalArgumentException("follow-up must be >= 0, was " + followUp);
+        }
+    }
+
+    /** Settings without follow-up repairs ({@code followUp} zero). */
+    public ControllerSettings(double minWeight, double maxWeight, double maxStep, double deadband, double gain, double repairTarget,
+            Duration minRoundInterval, double decay) {
+        this(minWeight, maxWeight, maxStep, deadband, gain, repairTarget, minRoundInterval, decay, DEFAULT_FOLLOW_UP);
+    }
+
+    /** Whether a repair follows up by itself after a repair ended. */
+    public boolean followsUp() {
+        return followUp.compareTo(Duration.ZERO) > 0;
     }
 
     /** The defaults of docs/design.md. */
@@ -71,6 +90,7 @@ public record ControllerSettings(
                 DEFAULT_GAIN,
                 DEFAULT_REPAIR_TARGET,
                 DEFAULT_MIN_ROUND_INTERVAL,
-                DEFAULT_DECAY);
+                DEFAULT_DECAY,
+                DEFAULT_FOLLOW_UP);
     }
 }

@@ -17,6 +17,9 @@ import java.util.TreeMap;
  * @param confirmedSince episode start ({@code SkewAlert.since}) of the last CONFIRMED HEAT alert that
  *     was acted upon, {@link #NEVER} if none; a replayed alert of the same episode is ignored
  * @param nodes per-node control memory, sorted by node id
+ * @param aboveTargetSince after a repair, the event time from which every report's heat Gini was above
+ *     the repair target ({@link #NEVER} while one is not, or a repair runs): a follow-up repair starts
+ *     once this lasted {@code ControllerSettings.followUp()}
  */
 public record ControllerState(
         long epoch,
@@ -24,7 +27,8 @@ public record ControllerState(
         boolean repairing,
         boolean floorReached,
         long confirmedSince,
-        NavigableMap<String, NodeControl> nodes) {
+        NavigableMap<String, NodeControl> nodes,
+        long aboveTargetSince) {
 
     /** Marks "no such time yet". */
     public static final long NEVER = Long.MIN_VALUE;
@@ -36,6 +40,17 @@ public record ControllerState(
         nodes = Collections.unmodifiableNavigableMap(new TreeMap<>(nodes));
     }
 
+    /** A state with no follow-up pending ({@code aboveTargetSince} = {@link #NEVER}). */
+    public ControllerState(long epoch, long lastRoundAt, boolean repairing, boolean floorReached, long confirmedSince,
+            NavigableMap<String, NodeControl> nodes) {
+        this(epoch, lastRoundAt, repairing, floorReached, confirmedSince, nodes, NEVER);
+    }
+
+    /** This state with {@code aboveTargetSince} set to {@code since}. */
+    public ControllerState aboveTargetSince(long since) {
+        return new ControllerState(epoch, lastRoundAt, repairing, floorReached, confirmedSince, nodes, since);
+    }
+
     /** A cluster the balancer has not seen before: epoch 0, no repair, no nodes. */
     public static ControllerState initial() {
         return new ControllerState(0, NEVER, false, false, NEVER, new TreeMap<>());
@@ -45,7 +60,7 @@ public record ControllerState(
     public ControllerState without(java.util.Set<String> gone) {
         TreeMap<String, NodeControl> kept = new TreeMap<>(nodes);
         kept.keySet().removeAll(gone);
-        return new ControllerState(epoch, lastRoundAt, repairing, floorReached, confirmedSince, kept);
+        return new ControllerState(epoch, lastRoundAt, repairing, floorReached, confirmedSince, kept, aboveTargetSince);
     }
 
     /** Current weight factor of {@code node}; 1.0 for a node not in the table. */

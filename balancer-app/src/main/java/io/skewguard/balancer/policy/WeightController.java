@@ -57,6 +57,9 @@ import java.util.TreeMap;
  * its bound no weight can move: the round reports {@link RoundOutcome#FLOOR_REACHED}, writes no
  * epoch, and the repair stays armed in case the load shifts. After a repair the weights stay unless
  * {@code decay > 0}, which gives back that fraction of each log-weight per round (same step limit).
+ * With {@code followUp > 0} the controller keeps what a repair reached: once every report for that
+ * long had a heat Gini above the repair target, a repair arms again by itself (fresh gains, as an
+ * alert arms it), without waiting for the HEAT alert.
  *
  * <h2>Excluded nodes</h2>
  *
@@ -100,6 +103,9 @@ public final class WeightController implements WeightPolicy {
     @Override
     public Round onReport(ControllerState state, LoadSnapshot snapshot) {
         double gini = snapshot.heatGini();
+        if (!state.repairing()) {
+            state = followUp(state, snapshot);
+        }
         if (!state.repairing() && !decayPending(state)) {
             return new Round(state, RoundOutcome.IDLE, List.of(), gini);
         }
@@ -177,6 +183,27 @@ public final class WeightController implements WeightPolicy {
         return new Round(after, RoundOutcome.ADJUSTED, changes, gini);
     }
 
+    /**
+     * After a repair (one armed by an alert before), watches the heat Gini: a report at or below the
+     * target resets the watch; once every report for {@code followUp} was above it, a repair arms
+     * again with fresh gains, as an alert would arm it.
+     */
+    private ControllerState followUp(ControllerState state, LoadSnapshot snapshot) {
+        if (!settings.followsUp() || state.confirmedSince() == ControllerState.NEVER) {
+            return state;
+        }
+        if (!(snapshot.heatGini() > settings.repairTarget())) {
+            return state.aboveTargetSince() == ControllerState.NEVER ? state : state.aboveTargetSince(ControllerState.NEVER);
+        }
+        long since = state.aboveTargetSince() == ControllerState.NEVER ? snapshot.time() : state.aboveTargetSince();
+        if (snapshot.time() - since < settings.followUp().toMillis()) {
+            return since == state.aboveTargetSince() ? state : state.aboveTargetSince(since);
+        }
+        NavigableMap<String, NodeControl> rearmed = new TreeMap<>();
+        state.nodes().forEach((node, control) -> rearmed.put(node, control.rearmed(settings.gain())));
+        return new ControllerState(state.epoch(), state.lastRoundAt(), true, false, state.confirmedSince(), rearmed);
+    }
+
     private boolean decayPending(ControllerState state) {
         if (settings.decay() <= 0) {
             return false;
@@ -213,7 +240,7 @@ public final class WeightController implements WeightPolicy {
             return new Round(state, RoundOutcome.EXCLUDED, List.of(), snapshot.heatGini()); // only held nodes left to decay
         }
         ControllerState after = new ControllerState(
-                state.epoch() + 1, snapshot.time(), false, false, state.confirmedSince(), next);
+                state.epoch() + 1, snapshot.time(), false, false, state.confirmedSince(), next, state.aboveTargetSince());
         return new Round(after, RoundOutcome.DECAYED, changes, snapshot.heatGini());
     }
 

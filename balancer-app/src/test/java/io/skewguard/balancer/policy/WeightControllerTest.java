@@ -260,4 +260,74 @@ class WeightControllerTest {
         assertThat(round.state().repairing()).isTrue();
         assertThat(round.state().epoch()).isZero();
     }
+
+    private static final WeightController FOLLOWING_UP = new WeightController(new ControllerSettings(
+            0.5, 2.0, 0.05, 0.05, 0.5, 0.2, Duration.ofMinutes(2), 0, Duration.ofMinutes(6)));
+
+    /** A repair armed at 0 that ended at {@code time} (heat Gini under the target). */
+    private static ControllerState ended(WeightController c, long time) {
+        ControllerState state = c.onHeatConfirmed(ControllerState.initial(), 0);
+        state = c.onReport(state, twoNodes(time - 2 * MINUTE, 0.4, 0.8)).state();
+        Round done = c.onReport(state, twoNodes(time, 0.15, 0.6));
+        assertThat(done.outcome()).isEqualTo(RoundOutcome.TARGET_REACHED);
+        return done.state();
+    }
+
+    @Test
+    void withFollowUpAHeatGiniAboveTheTargetForTheWholeFollowUpTimeStartsARepairWithoutAnAlert() {
+        ControllerState state = ended(FOLLOWING_UP, 10 * MINUTE);
+
+        Round first = FOLLOWING_UP.onReport(state, twoNodes(11 * MINUTE, 0.25, 0.7));
+        assertThat(first.outcome()).isEqualTo(RoundOutcome.IDLE);
+        assertThat(first.state().aboveTargetSince()).isEqualTo(11 * MINUTE);
+        Round waiting = FOLLOWING_UP.onReport(first.state(), twoNodes(16 * MINUTE, 0.25, 0.7));
+        assertThat(waiting.outcome()).isEqualTo(RoundOutcome.IDLE);
+        assertThat(waiting.state().aboveTargetSince()).isEqualTo(11 * MINUTE);
+
+        Round followUp = FOLLOWING_UP.onReport(waiting.state(), twoNodes(17 * MINUTE, 0.25, 0.7));
+        assertThat(followUp.outcome()).isEqualTo(RoundOutcome.ADJUSTED);
+        assertThat(followUp.state().repairing()).isTrue();
+        assertThat(followUp.state().aboveTargetSince()).isEqualTo(ControllerState.NEVER);
+        assertThat(followUp.state().weight("a")).isLessThan(state.weight("a"));
+        // it then runs like any repair, down to the target
+        Round done = FOLLOWING_UP.onReport(followUp.state(), twoNodes(19 * MINUTE, 0.19, 0.55));
+        assertThat(done.outcome()).isEqualTo(RoundOutcome.TARGET_REACHED);
+        assertThat(done.state().repairing()).isFalse();
+    }
+
+    @Test
+    void aReportAtOrBelowTheTargetRestartsTheFollowUpWatch() {
+        ControllerState state = ended(FOLLOWING_UP, 10 * MINUTE);
+        state = FOLLOWING_UP.onReport(state, twoNodes(11 * MINUTE, 0.25, 0.7)).state();
+        Round dip = FOLLOWING_UP.onReport(state, twoNodes(14 * MINUTE, 0.2, 0.6));
+        assertThat(dip.state().aboveTargetSince()).isEqualTo(ControllerState.NEVER);
+
+        Round again = FOLLOWING_UP.onReport(dip.state(), twoNodes(15 * MINUTE, 0.25, 0.7));
+        Round stillWaiting = FOLLOWING_UP.onReport(again.state(), twoNodes(20 * MINUTE, 0.25, 0.7));
+        assertThat(stillWaiting.outcome()).isEqualTo(RoundOutcome.IDLE);
+        assertThat(FOLLOWING_UP.onReport(stillWaiting.state(), twoNodes(21 * MINUTE, 0.25, 0.7)).outcome())
+                .isEqualTo(RoundOutcome.ADJUSTED);
+    }
+
+    @Test
+    void noFollowUpBeforeAnyAlertNorWithFollowUpOff() {
+        Round never = FOLLOWING_UP.onReport(ControllerState.initial(), twoNodes(10 * MINUTE, 0.3, 0.8));
+        assertThat(never.outcome()).isEqualTo(RoundOutcome.IDLE);
+        assertThat(never.state()).isEqualTo(ControllerState.initial());
+
+        ControllerState state = ended(controller, 10 * MINUTE);
+        for (long t = 11; t < 120; t++) {
+            Round later = controller.onReport(state, twoNodes(t * MINUTE, 0.35, 0.8));
+            assertThat(later.outcome()).isEqualTo(RoundOutcome.IDLE);
+            state = later.state();
+        }
+        assertThat(state.aboveTargetSince()).isEqualTo(ControllerState.NEVER);
+    }
+
+    @Test
+    void aNegativeFollowUpIsRefused() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ControllerSettings(
+                        0.5, 2.0, 0.05, 0.05, 0.5, 0.2, Duration.ofMinutes(2), 0, Duration.ofMinutes(-1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("follow-up");
+    }
 }

@@ -195,6 +195,7 @@ public record DemoSettings(
         f.put(CommonSettings.CLUSTERS, CLUSTER);
         f.put(BalancerSettings.REPAIR_TARGET, Double.toString(scenario.skewguard().repairTarget()));
         f.put(BalancerSettings.ROUND_INTERVAL, ms(roundIntervalMillis()));
+        f.put(BalancerSettings.FOLLOW_UP, ms(scenario.skewguard().followUpMillis()));
         return BalancerSettings.of(f);
     }
 

@@ -51,6 +51,7 @@ final class FastModeSettings {
         f.put(CommonSettings.CLUSTERS, CLUSTER);
         f.put(BalancerSettings.REPAIR_TARGET, Double.toString(scenario.skewguard().repairTarget()));
         f.put(BalancerSettings.ROUND_INTERVAL, ms(scenario.stepMillis()));
+        f.put(BalancerSettings.FOLLOW_UP, ms(scenario.skewguard().followUpMillis()));
         f.put(CommonSettings.STATE_DIR, stateDir.toString());
         return BalancerSettings.of(f);
     }

@@ -118,7 +118,7 @@ public final class SkewGuardLoop implements RepairPolicy {
         this.capacityAlert = new AlertStateMachine(settings.capacityThreshold(), settings.hysteresis(), settings.cooldownMillis());
         ControllerSettings d = ControllerSettings.defaults();
         this.controller = new WeightController(new ControllerSettings(d.minWeight(), d.maxWeight(), d.maxStep(), d.deadband(),
-                d.gain(), settings.repairTarget(), d.minRoundInterval(), d.decay()));
+                d.gain(), settings.repairTarget(), d.minRoundInterval(), d.decay(), Duration.ofMillis(settings.followUpMillis())));
         // the migrator's defaults (MigratorSettings): load 0.5 → 0.9, floor 0.1, peak half-life 12 h, 3 aborts in a row
         AdaptiveRateLimiter limiter = new AdaptiveRateLimiter(settings.maxBytesPerSec(), 0.5, 0.9, 0.1, Duration.ofHours(12).toMillis());
         long copyStall = Math.max(10 * 60_000L, 3 * stepMillis);

@@ -33,7 +33,7 @@ public final class ScenarioParser {
             "ceph.interval", "ceph.overload", "ceph.maxChange", "ceph.maxNodes",
             "skewguard.heatThreshold", "skewguard.capacityThreshold", "skewguard.hysteresis", "skewguard.cooldown",
             "skewguard.repairTarget", "skewguard.migrationTargetCv", "skewguard.overshoot",
-            "skewguard.maxParallel", "skewguard.maxBytesPerSec", "skewguard.nodeExpiry");
+            "skewguard.maxParallel", "skewguard.maxBytesPerSec", "skewguard.nodeExpiry", "skewguard.followUp");
     private static final Set<String> NODE_FIELDS = Set.of(
             "count", "prefix", "first", "capacity", "capacitySpread", "racks", "rackPrefix", "ringWeight");
     private static final Set<String> EVENT_FIELDS = Set.of(
@@ -182,7 +182,8 @@ public final class ScenarioParser {
                 fraction("skewguard.overshoot", d.overshoot(), true),
                 intValue("skewguard.maxParallel", d.maxParallel()),
                 size("skewguard.maxBytesPerSec", d.maxBytesPerSec()),
-                duration("skewguard.nodeExpiry", d.nodeExpiryMillis()));
+                duration("skewguard.nodeExpiry", d.nodeExpiryMillis()),
+                duration("skewguard.followUp", d.followUpMillis()));
         if (skewguard.nodeExpiryMillis() < 1) {
             throw error(lineOf("skewguard.nodeExpiry"), "skewguard.nodeExpiry must be positive");
         }

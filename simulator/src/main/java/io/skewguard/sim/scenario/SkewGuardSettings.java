@@ -17,6 +17,8 @@ package io.skewguard.sim.scenario;
  *     dead-letters an alert whose {@code since} lies more than this behind the latest time it read,
  *     and a capacity alert stays confirmed for most of a day in the shipped scenarios). Model mode
  *     replaces a lost node at once.
+ * @param followUpMillis the balancer's {@code follow-up}: after a repair, a heat Gini above the repair
+ *     target for this long starts a repair without an alert; 0 = off (the app's default)
  */
 public record SkewGuardSettings(
         double heatThreshold,
@@ -28,9 +30,10 @@ public record SkewGuardSettings(
         double overshoot,
         int maxParallel,
         long maxBytesPerSec,
-        long nodeExpiryMillis) {
+        long nodeExpiryMillis,
+        long followUpMillis) {
 
     public static SkewGuardSettings defaults() {
-        return new SkewGuardSettings(0.40, 0.25, 0.10, 300_000L, 0.20, 0.10, 0.2, 16, 2_000_000_000L, 86_400_000L);
+        return new SkewGuardSettings(0.40, 0.25, 0.10, 300_000L, 0.20, 0.10, 0.2, 16, 2_000_000_000L, 86_400_000L, 0L);
     }
 }
