@@ -51,8 +51,8 @@ public final class DemoCommand implements Callable<Integer> {
             description = "simulated seconds per wall second (default: the scenario's duration in about 3 minutes)")
     Double speed;
 
-    @Option(names = "--writes-per-step", paramLabel = "N", defaultValue = "300",
-            description = "keys written per simulated step (default: ${DEFAULT-VALUE})")
+    @Option(names = "--writes-per-step", paramLabel = "N", defaultValue = "1000",
+            description = "keys written per simulated step (default: ${DEFAULT-VALUE}; fewer make the window's heat Gini noisier)")
     int writesPerStep;
 
     @Option(names = "--fill-keys", paramLabel = "N", defaultValue = "20000",

@@ -65,7 +65,7 @@ class DemoExternalBrokerIT {
             ByteArrayOutputStream err = new ByteArrayOutputStream();
             DemoCommand demo = new DemoCommand(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
                     new PrintStream(err, true, StandardCharsets.UTF_8));
-            int exit = new CommandLine(demo).execute("--scenario", "demo-quick", "--speed", "160", "--no-report",
+            int exit = new CommandLine(demo).execute("--scenario", "demo-quick", "--speed", "160", "--no-report", "--writes-per-step", "300",
                     "--bootstrap-servers", broker.bootstrapServers(),
                     "--schema-registry-url", "mock://demo-external-" + UUID.randomUUID(),
                     "--topic-prefix", prefix, "--run-id", runId, "--client-config-dir", config.toString());

@@ -31,7 +31,7 @@ class DemoIT {
         DemoCommand demo = new DemoCommand(new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
 
-        int exit = new CommandLine(demo).execute("--scenario", "demo-quick", "--speed", "160",
+        int exit = new CommandLine(demo).execute("--scenario", "demo-quick", "--speed", "160", "--writes-per-step", "300",
                 "--report", reportDir.toString());
 
         String stdout = out.toString(StandardCharsets.UTF_8);

@@ -36,7 +36,7 @@ class DemoMembershipIT {
         DemoCommand demo = new DemoCommand(new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
 
-        int exit = new CommandLine(demo).execute("--scenario", "membership-quick", "--speed", "120",
+        int exit = new CommandLine(demo).execute("--scenario", "membership-quick", "--speed", "120", "--writes-per-step", "300",
                 "--report", reportDir.toString());
 
         String stdout = out.toString(StandardCharsets.UTF_8);
