@@ -66,10 +66,12 @@ import picocli.CommandLine.Option;
             "Interleaved rounds of each on the same topic; medians and the per-round ratios."})
 public final class DetectorThroughput implements Callable<Integer> {
 
-    // event (and record) times near now: topics keep records for 7 days by their timestamps, so
-    // events from 2023 would be deleted by the broker's retention check under the app's feet
-    private static final long T0 = System.currentTimeMillis() / 60_000 * 60_000;
     private static final long SPAN_MS = 120_000;
+    // event (and record) times near now: topics keep records for 7 days by their timestamps, so
+    // events from 2023 would be deleted by the broker's retention check under the app's feet; and
+    // all in the past: the detector counts an event ahead of its clock at the clock's time (stream
+    // time never passes the clock), so events of the next two minutes would wait for the clock
+    private static final long T0 = (System.currentTimeMillis() - SPAN_MS - 300_000) / 60_000 * 60_000;
     private static final int SLOTS = 4096;
 
     @Option(names = "--events", defaultValue = "3000000", description = "write events per cluster shape (default: ${DEFAULT-VALUE})")
