@@ -178,8 +178,36 @@ public final class AclsCommand implements Callable<Integer> {
             List<AclBinding> missing = wanted.stream().filter(b -> !existing.contains(b)).toList();
             if (!missing.isEmpty()) {
                 await(admin.createAcls(missing).all(), timeoutMs, "create " + missing.size() + " ACLs", servers);
+                awaitVisible(admin, missing, timeoutMs, servers);
             }
             return new Applied(missing.size(), wanted.size() - missing.size());
+        }
+    }
+
+    /**
+     * Waits until a broker lists every created binding: the controller has committed them when
+     * {@code createAcls} returns, but a broker's authorizer takes them from its metadata a moment
+     * later, and an app started right after {@code --apply} would be refused in between.
+     */
+    private static void awaitVisible(Admin admin, List<AclBinding> created, long timeoutMs, String servers) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (true) {
+            List<AclBinding> listed = List.copyOf(await(admin.describeAcls(AclBindingFilter.ANY).values(), timeoutMs,
+                    "list the ACLs", servers));
+            long absent = created.stream().filter(b -> !listed.contains(b)).count();
+            if (absent == 0) {
+                return;
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                throw new IllegalStateException("created " + created.size() + " ACLs on " + servers + ", but after " + timeoutMs
+                        + " ms the broker still does not list " + absent + " of them");
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for the broker to list the ACLs on " + servers, e);
+            }
         }
     }
 
