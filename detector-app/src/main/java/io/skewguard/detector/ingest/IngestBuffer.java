@@ -205,11 +205,11 @@ public final class IngestBuffer {
             }
             b = buffer(cluster);
         }
-        Long seen = b.nodes.get(node);
+        long[] seen = b.nodes.get(node);
         if (seen == null && b.nodes.size() >= limits.maxNodesPerCluster()) {
             long now = b.watermark;
             int before = b.nodes.size();
-            b.nodes.values().removeIf(last -> limits.expired(last, now));
+            b.nodes.values().removeIf(last -> limits.expired(last[0], now));
             if (b.nodes.size() < before) {
                 LOG.info("cluster {}: forgot {} node(s) silent for {}", cluster, before - b.nodes.size(), limits.nodeExpiry());
             }
@@ -218,8 +218,10 @@ public final class IngestBuffer {
                 return over;
             }
         }
-        if (seen == null || seen < time) {
-            b.nodes.put(node, time);
+        if (seen == null) {
+            b.nodes.put(node, new long[] {time});
+        } else if (seen[0] < time) {
+            seen[0] = time; // a holder, not a put: no boxing and no second look-up per record
         }
         return Optional.empty();
     }
@@ -268,8 +270,8 @@ public final class IngestBuffer {
         long maxEventTime = Long.MIN_VALUE;
         final TreeMap<Long, BucketBuffer> buckets = new TreeMap<>();
         final Map<String, NodeCapacity> capacity = new LinkedHashMap<>();
-        /** Nodes of the cluster this buffer has accepted records of, with their latest event time. */
-        final Map<String, Long> nodes = new HashMap<>();
+        /** Nodes of the cluster this buffer has accepted records of, with their latest event time (one-element holder). */
+        final Map<String, long[]> nodes = new HashMap<>();
         long lastBucket;
         BucketBuffer lastBucketBuffer;
 

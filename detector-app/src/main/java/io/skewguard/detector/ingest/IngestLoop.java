@@ -392,6 +392,7 @@ public final class IngestLoop {
         int taken = 0;
         while (true) {
             TopicPartition next = null;
+            ArrayDeque<ConsumerRecord<byte[], byte[]>> q = null;
             long oldest = Long.MAX_VALUE;
             boolean waiting = false;
             for (Map.Entry<TopicPartition, ArrayDeque<ConsumerRecord<byte[], byte[]>>> e : queues.entrySet()) {
@@ -404,6 +405,7 @@ public final class IngestLoop {
                 } else if (head.timestamp() < oldest) {
                     oldest = head.timestamp();
                     next = e.getKey();
+                    q = e.getValue();
                 }
             }
             if (next == null) {
@@ -421,7 +423,6 @@ public final class IngestLoop {
             } else {
                 idleSince = 0;
             }
-            ArrayDeque<ConsumerRecord<byte[], byte[]>> q = queues.get(next);
             ConsumerRecord<byte[], byte[]> r = q.peekFirst();
             try {
                 buffer(r.partition()).accept(r.topic(), r.partition(), r.offset(), r.key(), r.value(), r.timestamp(), r.headers());

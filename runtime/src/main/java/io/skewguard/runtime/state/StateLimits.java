@@ -55,7 +55,8 @@ public record StateLimits(int maxClusters, int maxNodesPerCluster, Duration node
         if (id == null || id.isEmpty()) {
             return Optional.of("invalid: empty " + what + " id");
         }
-        int bytes = id.getBytes(StandardCharsets.UTF_8).length;
+        // a char is at most 3 UTF-8 bytes (a surrogate pair, 2 chars, is 4): only a long id is encoded
+        int bytes = id.length() * 3 <= MAX_ID_BYTES ? 0 : id.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MAX_ID_BYTES) {
             return Optional.of("invalid: " + what + " id of " + bytes + " bytes, more than " + MAX_ID_BYTES);
         }
