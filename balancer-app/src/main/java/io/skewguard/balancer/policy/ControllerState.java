@@ -47,7 +47,7 @@ public record ControllerState(
     }
 
     /** This state with {@code aboveTargetSince} set to {@code since}. */
-    public ControllerState aboveTargetSince(long since) {
+    public ControllerState withAboveTargetSince(long since) {
         return new ControllerState(epoch, lastRoundAt, repairing, floorReached, confirmedSince, nodes, since);
     }
 

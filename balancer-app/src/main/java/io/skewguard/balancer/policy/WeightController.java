@@ -95,9 +95,7 @@ public final class WeightController implements WeightPolicy {
             return new ControllerState(
                     state.epoch(), state.lastRoundAt(), true, state.floorReached(), since, state.nodes());
         }
-        NavigableMap<String, NodeControl> rearmed = new TreeMap<>();
-        state.nodes().forEach((node, control) -> rearmed.put(node, control.rearmed(settings.gain())));
-        return new ControllerState(state.epoch(), state.lastRoundAt(), true, false, since, rearmed);
+        return new ControllerState(state.epoch(), state.lastRoundAt(), true, false, since, rearmed(state));
     }
 
     @Override
@@ -193,15 +191,20 @@ public final class WeightController implements WeightPolicy {
             return state;
         }
         if (!(snapshot.heatGini() > settings.repairTarget())) {
-            return state.aboveTargetSince() == ControllerState.NEVER ? state : state.aboveTargetSince(ControllerState.NEVER);
+            return state.aboveTargetSince() == ControllerState.NEVER ? state : state.withAboveTargetSince(ControllerState.NEVER);
         }
         long since = state.aboveTargetSince() == ControllerState.NEVER ? snapshot.time() : state.aboveTargetSince();
         if (snapshot.time() - since < settings.followUp().toMillis()) {
-            return since == state.aboveTargetSince() ? state : state.aboveTargetSince(since);
+            return since == state.aboveTargetSince() ? state : state.withAboveTargetSince(since);
         }
+        return new ControllerState(state.epoch(), state.lastRoundAt(), true, false, state.confirmedSince(), rearmed(state));
+    }
+
+    /** Every node's control memory with a fresh gain, as a new repair starts with. */
+    private NavigableMap<String, NodeControl> rearmed(ControllerState state) {
         NavigableMap<String, NodeControl> rearmed = new TreeMap<>();
         state.nodes().forEach((node, control) -> rearmed.put(node, control.rearmed(settings.gain())));
-        return new ControllerState(state.epoch(), state.lastRoundAt(), true, false, state.confirmedSince(), rearmed);
+        return rearmed;
     }
 
     private boolean decayPending(ControllerState state) {
