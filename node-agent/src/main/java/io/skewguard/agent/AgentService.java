@@ -10,6 +10,7 @@ import io.skewguard.agent.service.WriteJournal;
 import io.skewguard.agent.service.ZipfKeys;
 import io.skewguard.agent.store.ForwardingNodeStore;
 import io.skewguard.agent.store.InMemoryNodeStore;
+import io.skewguard.agent.store.LatencyGovernor;
 import io.skewguard.agent.store.LedgerNodeStore;
 import io.skewguard.agent.store.RocksDbNodeStore;
 import io.skewguard.agent.store.NodeStore;
@@ -67,6 +68,8 @@ public final class AgentService implements Service, AutoCloseable {
     private final LongSupplier clockMillis;
     private final Map<String, Hosted> hosted = Collections.synchronizedMap(new LinkedHashMap<>());
     private final Map<String, LedgerNodeStore> stores = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Paces the copies of every hosted store by their write latency; null: copies run at their granted rate. */
+    private final LatencyGovernor governor;
     private volatile RoutingView view;
     private volatile WeightedRouter router;
     private volatile LoadGenerator load;
@@ -75,6 +78,9 @@ public final class AgentService implements Service, AutoCloseable {
     public AgentService(AgentServiceSettings settings, LongSupplier clockMillis) {
         this.settings = settings;
         this.clockMillis = clockMillis;
+        // latencies are real time even when copies are paced by an injected clock
+        this.governor = settings.copyPacer() == null ? null
+                : new LatencyGovernor(settings.copyPacer(), java.time.Duration.ofSeconds(1), System::nanoTime);
     }
 
     /** {@code agents[n1,n2]}. */
@@ -105,6 +111,7 @@ public final class AgentService implements Service, AutoCloseable {
         for (String node : settings.nodes()) {
             createDirectory(node);
             LedgerNodeStore store = openStore(node);
+            store.governedBy(governor);
             stores.put(node, store);
             CommandAgent agent = new CommandAgent(settings.agentSettings(node), new WeightIntoView(store, view), clockMillis);
             NodeReporter reporter = new NodeReporter(settings.reporterSettings(node), reporterProducer(node),

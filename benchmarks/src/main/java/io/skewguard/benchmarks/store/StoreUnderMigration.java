@@ -1,7 +1,9 @@
 package io.skewguard.benchmarks.store;
 
 import io.skewguard.agent.service.ZipfKeys;
+import io.skewguard.agent.store.CopyPacer;
 import io.skewguard.agent.store.CopyProgress;
+import io.skewguard.agent.store.LatencyGovernor;
 import io.skewguard.agent.store.RocksDbNodeStore;
 import io.skewguard.agent.store.StaleRouteException;
 import io.skewguard.benchmarks.MachineLoad;
@@ -13,6 +15,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -48,6 +51,10 @@ import picocli.CommandLine.Option;
  * rate every second); when every copy is done, the switch: PREPARE on every source, then COMMIT on
  * every target and source, the slots' owners flip (the writers' slot table), then CLEANUP on the
  * sources.
+ *
+ * <p><b>Latency pacing.</b> As {@code skewguard agent} does by default, one {@link LatencyGovernor} times
+ * every store's writes and paces the copies by their p99 ({@link CopyPacer}); {@code --no-latency-pacing}
+ * runs the copies at the limiter's rate alone, for the figure without it.
  *
  * <p><b>Switch time</b>: from the first PREPARE of a batch to the return of its last COMMIT, on the
  * stores themselves. The command and answer topics' round trips between the migrator and the agents
@@ -85,6 +92,19 @@ public final class StoreUnderMigration implements Callable<Integer> {
     @Option(names = "--max-bytes-per-sec", description = "the limiter's budget at low load (default: the migrator's)")
     Long maxBytesPerSec;
 
+    @Option(names = "--latency-pacing", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = {"copies follow the stores' write latency, as skewguard agent's copy-latency-pacing does "
+                    + "(default: ${DEFAULT-VALUE}); --no-latency-pacing: copies run at the limiter's rate only"})
+    boolean latencyPacing;
+
+    @Option(names = "--latency-tolerance", defaultValue = "0.05",
+            description = "copy-latency-tolerance of that pacing (default: ${DEFAULT-VALUE})")
+    double latencyTolerance;
+
+    @Option(names = "--min-pace", defaultValue = "0.02",
+            description = "copy-min-pace of that pacing: the slowest a copy may get, as a fraction of its rate (default: ${DEFAULT-VALUE})")
+    double minPace;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -108,7 +128,13 @@ public final class StoreUnderMigration implements Callable<Integer> {
         try (Cluster cluster = Cluster.open(dir, nodes, slots)) {
             System.out.printf("filling %d stores with %,d keys of %d B%n", nodes, keys, valueBytes);
             cluster.fill(keys, valueBytes);
-            Result result = run(cluster, settings);
+            // after the fill, so that the fill's writes are not in the first quiet interval
+            LatencyGovernor governor = latencyPacing
+                    ? new LatencyGovernor(new CopyPacer(latencyTolerance, minPace), Duration.ofSeconds(1),
+                            System::nanoTime)
+                    : null;
+            cluster.stores.forEach(store -> store.governedBy(governor));
+            Result result = run(cluster, settings, governor);
             System.out.println();
             System.out.print(result.markdown(writesPerSecond, phaseSeconds, rounds));
             System.out.println();
@@ -119,7 +145,7 @@ public final class StoreUnderMigration implements Callable<Integer> {
         return 0;
     }
 
-    private Result run(Cluster cluster, MigratorSettings settings) throws Exception {
+    private Result run(Cluster cluster, MigratorSettings settings, LatencyGovernor governor) throws Exception {
         Histogram quiet = new Histogram(HIGHEST_MICROS, 3);
         Histogram migrating = new Histogram(HIGHEST_MICROS, 3);
         Histogram switches = new Histogram(HIGHEST_MICROS, 3);
@@ -158,7 +184,8 @@ public final class StoreUnderMigration implements Callable<Integer> {
         if (driver.failure != null) {
             throw new IllegalStateException("the migration driver failed", driver.failure);
         }
-        return new Result(quiet, migrating, switches, driver.moved, driver.bytesCopied, driver.lastBudget, writer.behind);
+        return new Result(quiet, migrating, switches, driver.moved, driver.bytesCopied, driver.lastBudget, writer.behind,
+                governor == null ? null : governor.intervals(), governor == null ? null : governor.state());
     }
 
     /**
@@ -177,12 +204,15 @@ public final class StoreUnderMigration implements Callable<Integer> {
 
     /** The figures of one run. */
     private record Result(Histogram quiet, Histogram migrating, Histogram switches, int moved, long bytesCopied,
-                          long budget, long behind) {
+                          long budget, long behind, long[] paceIntervals, CopyPacer.Pace pace) {
         String markdown(int rate, int phaseSeconds, int rounds) {
             StringBuilder out = new StringBuilder();
             out.append(String.format("%d writes/s, %d × (%d s quiet + %d s migrating); %d slots moved in %d batches, "
-                            + "%,d bytes copied; limiter budget at the end %,d B/s; most writes the writer fell behind its schedule: %d%n%n",
+                            + "%,d bytes copied; limiter budget at the end %,d B/s; most writes the writer fell behind its schedule: %d%n",
                     rate, rounds, phaseSeconds, phaseSeconds, moved, switches.getTotalCount(), bytesCopied, budget, behind));
+            out.append(pace == null ? String.format("latency pacing: off%n%n")
+                    : String.format("latency pacing: %d of %d one-second intervals slowed the copies; at the end pace %.3f, "
+                            + "quiet baseline p99 %.0f µs%n%n", paceIntervals[1], paceIntervals[0], pace.pace(), pace.baselineMicros()));
             if (behind > rate / 10) {
                 out.append(String.format("NOTE: the writer fell more than 0.1 s behind its rate: the machine did not keep up; "
                         + "the latencies measure that backlog. Lower --writes-per-second.%n%n"));

@@ -5,6 +5,7 @@ import io.skewguard.agent.RoutingView;
 import io.skewguard.agent.AgentSettings;
 import io.skewguard.agent.command.EpochBound;
 import io.skewguard.agent.report.ReporterSettings;
+import io.skewguard.agent.store.CopyPacer;
 import io.skewguard.core.slots.SlotTable;
 import io.skewguard.runtime.settings.ClientType;
 import io.skewguard.runtime.settings.CommonSettings;
@@ -60,6 +61,7 @@ import java.util.Objects;
  * @param epochs how far a weight, commit or routing epoch may jump past the newest applied
  * @param keepFinished how long records of finished migrations are kept; zero: forever
  * @param keys the hosted nodes' keys (docs/security.md); {@link NodeKeys#none()} when none is configured
+ * @param copyPacer how copies follow the stores' write latency; null: they run at their granted rate
  */
 public record AgentServiceSettings(
         Settings settings, String cluster, List<String> nodes, Path dataDir, StoreKind store, int slotCount,
@@ -67,7 +69,7 @@ public record AgentServiceSettings(
         Duration capacityInterval, long capacityBytes, String rack, List<String> ringNodes, int candidates,
         double writeLoad, double heatSkew, int keySpace, int valueBytes, long seed, Path loadJournal,
         String healthHost, int healthPort,
-        Duration closeTimeout, EpochBound epochs, Duration keepFinished, NodeKeys keys) {
+        Duration closeTimeout, EpochBound epochs, Duration keepFinished, NodeKeys keys, CopyPacer copyPacer) {
 
     public static final String CLUSTER = "cluster";
     public static final String NODES = "nodes";
@@ -93,6 +95,9 @@ public record AgentServiceSettings(
     public static final String FINISHED_MIGRATION_RETENTION = "finished-migration-retention";
     public static final String NODE_KEY = "node-key";
     public static final String NODE_KEYS_FILE = "node-keys-file";
+    public static final String COPY_LATENCY_PACING = "copy-latency-pacing";
+    public static final String COPY_LATENCY_TOLERANCE = "copy-latency-tolerance";
+    public static final String COPY_MIN_PACE = "copy-min-pace";
 
     /**
      * Default of {@code finished-migration-retention}: the command topics' default retention plus a
@@ -184,6 +189,19 @@ public record AgentServiceSettings(
             .add(Setting.string(NODE_KEYS_FILE, "",
                     "File of node-id=base64key lines holding the keys of the hosted nodes (for a process hosting several); "
                             + "every hosted node needs one. Empty: see node-key."))
+            .add(Setting.bool(COPY_LATENCY_PACING, true,
+                    "Copies follow the hosted stores' write latency: each second with copy work whose write p99 is over the "
+                            + "quiet seconds' p99 by more than copy-latency-tolerance halves the copies' pace (a fraction of "
+                            + "the rate the migrator granted), each second under it raises the pace by a quarter up to 1. "
+                            + "false: copies run at the granted rate."))
+            .add(Setting.number(COPY_LATENCY_TOLERANCE, CopyPacer.DEFAULT_TOLERANCE,
+                            "How far over the quiet seconds' write p99 a second with copies may go before the copies slow "
+                                    + "down: 0.05 = +5 %.")
+                    .validatedBy(Validator.between(0, 100)))
+            .add(Setting.number(COPY_MIN_PACE, CopyPacer.DEFAULT_MIN_PACE,
+                            "The slowest the write latency may make a copy, as a fraction of its granted rate; above 0 so "
+                                    + "that every copy ends.")
+                    .validatedBy(Validator.of("a number in (0, 1]", v -> (Double) v > 0 && (Double) v <= 1)))
             .add(CommonSettings.healthPort(), CommonSettings.healthHost(), CommonSettings.createTopics())
             .add(Setting.duration(CLOSE_TIMEOUT, "30s", "How long the orderly stop (flush, commit, close) may take.")
                     .validatedBy(Validator.positive()))
@@ -225,7 +243,8 @@ public record AgentServiceSettings(
                 s.longValue(SEED), s.string(LOAD_JOURNAL).isBlank() ? null : Path.of(s.string(LOAD_JOURNAL)),
                 s.string(CommonSettings.HEALTH_HOST), s.integer(CommonSettings.HEALTH_PORT),
                 s.duration(CLOSE_TIMEOUT), new EpochBound(s.longValue(MAX_EPOCH_JUMP)),
-                s.duration(FINISHED_MIGRATION_RETENTION), keys(s, nodes));
+                s.duration(FINISHED_MIGRATION_RETENTION), keys(s, nodes),
+                s.bool(COPY_LATENCY_PACING) ? new CopyPacer(s.number(COPY_LATENCY_TOLERANCE), s.number(COPY_MIN_PACE)) : null);
     }
 
     /** The hosted nodes' keys from {@code node-key} or {@code node-keys-file}; a clear error naming the setting. */

@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * source's lock, takes the list of keys the slot holds. {@link #copyProgress} then copies those keys,
  * a chunk at a time, reading each key's current value from the source, as far as
  * {@code maxBytesPerSec × elapsed} allows by the injected clock (the budget is cumulative, so one
- * entry larger than the budget overshoots once and the next call waits for it). Every key is either
+ * entry larger than the budget overshoots once and the next call waits for it); with a
+ * {@link LatencyGovernor} ({@link #governedBy}) the rate is scaled by the governor's pace, which follows
+ * the write latency the governed stores measure. Every key is either
  * in the list (copied with its value at copy time or newer) or written after the registration
  * (forwarded), and last-writer-wins makes the two commute: nothing written to the source is missing
  * on the target once the copy is done.
@@ -54,6 +56,9 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
     /** Keys copied per acquisition of the source's lock. */
     static final int CHUNK_KEYS = 64;
 
+    /** Longest a copy whose budget pays for less than a chunk waits before it copies what the budget pays for. */
+    static final long CHUNK_WAIT_MILLIS = 1_000;
+
     private final String node;
     private final int slotCount;
     private final LongSupplier clockMillis;
@@ -69,6 +74,7 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
     private final Map<String, CopyJob> copies = new HashMap<>();
     private long weightEpoch = -1;
     private double weight = 1.0;
+    private volatile LatencyGovernor governor;
 
     /**
      * A store over {@code ledger}, continuing from what the ledger recovers.
@@ -98,6 +104,15 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
         return slotCount;
     }
 
+    /**
+     * From now on this store's writes are timed by {@code governor} and its copies run at the
+     * governor's pace times their granted rate ({@link CopyPacer}); null: copies run at their granted
+     * rate, writes are not timed.
+     */
+    public void governedBy(LatencyGovernor governor) {
+        this.governor = governor;
+    }
+
     /** The slot of {@code key}: {@code xxh3(key) mod S}, as the slot table computes it. */
     public int slotOf(String key) {
         return SlotTable.slotOf(HashRing.hashKey(key), slotCount);
@@ -114,6 +129,17 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
      */
     @Override
     public void put(String key, long version, byte[] value) {
+        LatencyGovernor timer = governor;
+        if (timer == null) {
+            write(key, version, value);
+            return;
+        }
+        long start = timer.now();
+        write(key, version, value);
+        timer.recordWrite(start);
+    }
+
+    private void write(String key, long version, byte[] value) {
         int slot = slotOf(key);
         Versioned entry = new Versioned(version, value);
         String targetNode;
@@ -281,10 +307,13 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
                 return progressOf(migrationId);
             }
         }
+        LatencyGovernor pacing = governor;
+        double pace = pacing == null ? 1.0 : pacing.pace();
         while (true) {
             List<String> chunk;
             synchronized (this) {
-                if (copies.get(migrationId) != job || job.done() || job.failure != null || job.budgetLeft(clockMillis.getAsLong()) <= 0) {
+                job.pace(pace, clockMillis.getAsLong());
+                if (copies.get(migrationId) != job || job.done() || job.failure != null || !job.chunkPaid(clockMillis.getAsLong())) {
                     return job.progress();
                 }
                 chunk = job.keys.subList(job.next, Math.min(job.keys.size(), job.next + CHUNK_KEYS));
@@ -309,8 +338,12 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
                     }
                     job.next++;
                 }
+                job.lastChunkAt = now;
                 changes.state(this::snapshot);
                 changes.commit();
+            }
+            if (pacing != null) {
+                pacing.copied();
             }
         }
     }
@@ -496,8 +529,10 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
         final int slot;
         final String sourceNode;
         long maxBytesPerSec;
+        double pace = 1.0;
         long rateSince;
         long copiedAtRateSince;
+        long lastChunkAt;
         final List<String> keys;
         final long bytesTotal;
         String failure;
@@ -516,6 +551,7 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
             this.sourceNode = sourceNode;
             this.maxBytesPerSec = maxBytesPerSec;
             this.rateSince = startedAt;
+            this.lastChunkAt = startedAt;
             this.keys = List.copyOf(keys);
             this.bytesTotal = bytesTotal;
             this.failure = failure;
@@ -530,6 +566,7 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
             CopyJob job = new CopyJob(r.migrationId(), r.slot(), r.sourceNode(), r.maxBytesPerSec(), r.rateSince(),
                     keys, r.bytesTotal(), r.failure());
             job.copiedAtRateSince = r.copiedAtRateSince();
+            job.lastChunkAt = r.rateSince();
             job.next = r.next();
             job.bytesCopied = r.bytesCopied();
             return job;
@@ -548,22 +585,68 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
             return next >= keys.size();
         }
 
-        /** From {@code now} on the copy runs at {@code bytesPerSec}; what it copied so far stays. */
+        /**
+         * From {@code now} on the copy runs at {@code bytesPerSec}; what it copied so far stays, and
+         * so does what the old rate had allowed and it had not used yet, up to one chunk.
+         */
         void rate(long bytesPerSec, long now) {
             if (bytesPerSec != maxBytesPerSec && !done()) {
+                long carry = carry(now);
                 maxBytesPerSec = bytesPerSec;
-                rateSince = now;
-                copiedAtRateSince = bytesCopied;
+                rebase(now, carry);
             }
         }
 
-        /** Bytes the rate still allows by {@code now}: {@code rate × elapsed − copied} since the rate was set. */
+        /** From {@code now} on the copy runs at {@code pace} × its rate (the latency governor's pace), as {@link #rate}. */
+        void pace(double newPace, long now) {
+            if (newPace != pace && !done()) {
+                long carry = carry(now);
+                pace = newPace;
+                rebase(now, carry);
+            }
+        }
+
+        private long carry(long now) {
+            long left = budgetLeft(now);
+            return left == Long.MAX_VALUE ? 0 : Math.max(0, Math.min(left, chunkBytes()));
+        }
+
+        private void rebase(long now, long carry) {
+            rateSince = now;
+            copiedAtRateSince = bytesCopied - carry;
+        }
+
+        /** What the next chunk is expected to weigh: its keys at the shard's mean entry size. */
+        private long chunkBytes() {
+            if (keys.isEmpty()) {
+                return 0;
+            }
+            long meanEntry = Math.max(1, bytesTotal / keys.size());
+            return meanEntry * Math.min(CHUNK_KEYS, keys.size() - next);
+        }
+
+        /**
+         * Whether to copy now: the budget left by {@code now} pays for the next chunk, or it pays for
+         * something and the last chunk is {@link #CHUNK_WAIT_MILLIS} old. A slow copy so copies a whole
+         * chunk under one acquisition of the lock, or what it may once a second, instead of a key or two
+         * on every call: each acquisition (a commit of its own) costs the writers the same wait however
+         * little it copies.
+         */
+        boolean chunkPaid(long now) {
+            long left = budgetLeft(now);
+            return left > 0 && (left >= chunkBytes() || now - lastChunkAt >= CHUNK_WAIT_MILLIS);
+        }
+
+        /**
+         * Bytes the rate still allows by {@code now}: {@code rate × pace × elapsed − copied} since the
+         * rate or the pace was set. A rate of 0 (no limit) has no pace either.
+         */
         long budgetLeft(long now) {
             if (maxBytesPerSec <= 0) {
                 return Long.MAX_VALUE;
             }
             long elapsed = Math.max(0, now - rateSince);
-            double allowed = (double) maxBytesPerSec * elapsed / 1000.0;
+            double allowed = (double) maxBytesPerSec * pace * elapsed / 1000.0;
             return allowed >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) allowed - (bytesCopied - copiedAtRateSince);
         }
 

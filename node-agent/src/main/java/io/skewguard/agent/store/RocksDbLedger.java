@@ -193,12 +193,15 @@ final class RocksDbLedger implements Ledger {
         checkUsable();
         byte[] prefix = ByteBuffer.allocate(Integer.BYTES).putInt(slot).array();
         SortedMap<String, Long> out = new TreeMap<>();
+        // only the values' lengths are wanted: read into a buffer too small for them, which returns the length
+        ByteBuffer none = ByteBuffer.allocateDirect(1);
         try (RocksIterator it = db.newIterator(keys)) {
             for (it.seek(prefix); it.isValid() && startsWith(it.key(), prefix); it.next()) {
                 byte[] k = it.key();
                 ByteBuffer b = ByteBuffer.wrap(k, Integer.BYTES, k.length - Integer.BYTES);
                 String key = units(b, (k.length - Integer.BYTES) / 2);
-                out.put(key, key.length() + (long) (it.value().length - Long.BYTES));
+                none.clear();
+                out.put(key, key.length() + (long) (it.value(none) - Long.BYTES));
             }
         }
         return out;

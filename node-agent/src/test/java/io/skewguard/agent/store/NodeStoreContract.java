@@ -7,6 +7,7 @@ import io.skewguard.core.ring.HashRing;
 import io.skewguard.core.slots.SlotTable;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -76,33 +77,103 @@ abstract class NodeStoreContract {
         assertThat(source.get("k").orElseThrow().version()).isEqualTo(6);
     }
 
+    /** Entries of 100 bytes: a chunk of them weighs this much. */
+    protected static final int CHUNK_BYTES = 100 * LedgerNodeStore.CHUNK_KEYS;
+
     @Test
-    void copyMovesNoMoreBytesThanTheRateAllowsByTheClockAndFinishesWithEverything() {
-        List<String> keys = keysOf(3, 40);
+    void copyMovesWholeChunksNoMoreBytesThanTheRateAllowsByTheClockAndFinishesWithEverything() {
+        List<String> keys = keysOf(3, 3 * LedgerNodeStore.CHUNK_KEYS);
         for (String key : keys) {
             source.put(key, 1, bytes(90)); // 10 + 90 = 100 bytes per entry
         }
-        target.startCopy("m", 3, "src", 1_000); // 10 entries per second
+        target.startCopy("m", 3, "src", CHUNK_BYTES); // one chunk per second
 
         CopyProgress atStart = target.copyProgress("m");
         assertThat(atStart.status()).isEqualTo(CopyProgress.Status.RUNNING);
         assertThat(atStart.bytesCopied()).isZero();
-        assertThat(atStart.bytesTotal()).isEqualTo(4_000);
+        assertThat(atStart.bytesTotal()).isEqualTo(3L * CHUNK_BYTES);
 
-        clock.set(1_500);
+        clock.set(999); // the budget does not pay for a whole chunk yet and the copy has not waited a second
+        assertThat(target.copyProgress("m").bytesCopied()).isZero();
+        assertThat(target.keys(3)).isEmpty();
+
+        clock.set(1_000);
+        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(CHUNK_BYTES);
+        assertThat(target.keys(3)).hasSize(LedgerNodeStore.CHUNK_KEYS);
+
+        clock.set(2_500); // one chunk and a half paid since the first: one more chunk
         CopyProgress mid = target.copyProgress("m");
-        assertThat(mid.bytesCopied()).isEqualTo(1_500);
-        assertThat(target.keys(3)).hasSize(15);
+        assertThat(mid.status()).isEqualTo(CopyProgress.Status.RUNNING);
+        assertThat(mid.bytesCopied()).isEqualTo(2L * CHUNK_BYTES).isLessThanOrEqualTo(CHUNK_BYTES * 2_500L / 1_000);
 
-        clock.set(3_899); // the budget is 3 899 bytes: 39 entries, the last one overshooting by 1
-        CopyProgress almost = target.copyProgress("m");
-        assertThat(almost.status()).isEqualTo(CopyProgress.Status.RUNNING);
-        assertThat(almost.bytesCopied()).isEqualTo(3_900);
-        clock.set(4_000);
+        clock.set(3_000);
         CopyProgress done = target.copyProgress("m");
         assertThat(done.status()).isEqualTo(CopyProgress.Status.DONE);
-        assertThat(done.bytesCopied()).isEqualTo(4_000);
+        assertThat(done.bytesCopied()).isEqualTo(3L * CHUNK_BYTES);
         assertThat(target.keys(3)).containsExactlyElementsOf(source.keys(3));
+    }
+
+    @Test
+    void aCopyPayingForLessThanAChunkCopiesWhatItMayOnceASecond() {
+        for (String key : keysOf(3, 40)) {
+            source.put(key, 1, bytes(90));
+        }
+        target.startCopy("m", 3, "src", 1_000); // ten entries per second, a chunk in 6.4 s
+        clock.set(500);
+        assertThat(target.copyProgress("m").bytesCopied()).isZero();
+        clock.set(1_500);
+        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(1_500);
+        clock.set(2_000); // half a second after the last: waits
+        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(1_500);
+        clock.set(3_899); // the budget is 3 899 bytes: 39 entries, the last one overshooting by 1
+        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(3_900);
+        clock.set(4_900);
+        assertThat(target.copyProgress("m").status()).isEqualTo(CopyProgress.Status.DONE);
+        assertThat(target.keys(3)).containsExactlyElementsOf(source.keys(3));
+    }
+
+    @Test
+    void theLastChunkOfAShardIsItsRest() {
+        for (String key : keysOf(3, LedgerNodeStore.CHUNK_KEYS + 10)) {
+            source.put(key, 1, bytes(90));
+        }
+        target.startCopy("m", 3, "src", CHUNK_BYTES);
+        clock.set(1_000);
+        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(CHUNK_BYTES);
+        clock.set(1_099); // ten entries' worth is 1 000 bytes: not yet
+        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(CHUNK_BYTES);
+        clock.set(1_157);
+        assertThat(target.copyProgress("m").status()).isEqualTo(CopyProgress.Status.DONE);
+    }
+
+    @Test
+    void aGovernedCopyRunsAtTheGovernorsPaceTimesItsRate() {
+        AtomicLong nanos = new AtomicLong();
+        LatencyGovernor governor = new LatencyGovernor(new CopyPacer(0.05, 0.02), Duration.ofSeconds(1), nanos::get);
+        ((LedgerNodeStore) target).governedBy(governor);
+        for (String key : keysOf(2, 4 * LedgerNodeStore.CHUNK_KEYS)) {
+            source.put(key, 1, bytes(90));
+        }
+        // a quiet second of writes taking 100 µs each sets the baseline, a second with copies at 1 ms halves the pace
+        LatencyGovernorTest.writes(governor, nanos, 200, 100);
+        nanos.addAndGet(1_000_000_000L);
+        assertThat(governor.pace()).isEqualTo(1.0);
+        governor.copied();
+        LatencyGovernorTest.writes(governor, nanos, 200, 1_000);
+        nanos.addAndGet(1_000_000_000L);
+        assertThat(governor.pace()).isEqualTo(0.5);
+
+        target.startCopy("m", 2, "src", CHUNK_BYTES);
+        assertThat(target.copyProgress("m").bytesCopied()).isZero();
+        clock.set(1_000); // at half the rate a second pays for half a chunk
+        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(CHUNK_BYTES / 2);
+        clock.set(2_000);
+        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(CHUNK_BYTES);
+
+        ((LedgerNodeStore) target).governedBy(null); // ungoverned again: the granted rate from now on
+        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(CHUNK_BYTES);
+        clock.set(3_000);
+        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(2L * CHUNK_BYTES);
     }
 
     @Test
@@ -128,31 +199,33 @@ abstract class NodeStoreContract {
 
     @Test
     void startingTheSameCopyAgainKeepsItsProgress() {
-        for (String key : keysOf(2, 10)) {
+        for (String key : keysOf(2, 2 * LedgerNodeStore.CHUNK_KEYS)) {
             source.put(key, 1, bytes(90));
         }
-        target.startCopy("m", 2, "src", 100);
-        clock.set(3_000);
+        target.startCopy("m", 2, "src", CHUNK_BYTES);
+        clock.set(1_000);
         long before = target.copyProgress("m").bytesCopied();
-        target.startCopy("m", 2, "src", 100);
-        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(before).isEqualTo(300);
+        target.startCopy("m", 2, "src", CHUNK_BYTES);
+        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(before).isEqualTo(CHUNK_BYTES);
     }
 
     @Test
     void startingARunningCopyAgainWithAnotherRateChangesOnlyItsPaceFromNowOn() {
-        for (String key : keysOf(2, 40)) {
+        for (String key : keysOf(2, 4 * LedgerNodeStore.CHUNK_KEYS)) {
             source.put(key, 1, bytes(90)); // 100 bytes per entry
         }
-        target.startCopy("m", 2, "src", 100); // one entry per second
+        target.startCopy("m", 2, "src", CHUNK_BYTES); // one chunk per second
+        clock.set(1_000);
+        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(CHUNK_BYTES);
+        target.startCopy("m", 2, "src", 2L * CHUNK_BYTES); // two chunks per second from now on
+        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(CHUNK_BYTES);
+        clock.set(2_000);
+        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(3L * CHUNK_BYTES);
+        target.startCopy("m", 2, "src", CHUNK_BYTES / 2); // half a chunk per second
         clock.set(3_000);
-        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(300);
-        target.startCopy("m", 2, "src", 1_000); // ten entries per second from now on
-        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(300);
+        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(3L * CHUNK_BYTES + CHUNK_BYTES / 2);
         clock.set(4_000);
-        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(1_300);
-        target.startCopy("m", 2, "src", 100);
-        clock.set(5_000);
-        assertThat(target.copyProgress("m").bytesCopied()).isEqualTo(1_400);
+        assertThat(target.copyProgress("m").status()).isEqualTo(CopyProgress.Status.DONE);
     }
 
     @Test
