@@ -75,6 +75,33 @@ class AgentServiceSettingsTest {
     }
 
     @Test
+    void copiesFollowTheWriteLatencyByDefaultWithinFivePercentAndNoSlowerThanTwoPercentOfTheirRate() {
+        AgentServiceSettings s = of(minimal());
+        assertThat(s.copyPacer().tolerance()).isEqualTo(0.05);
+        assertThat(s.copyPacer().minPace()).isEqualTo(0.02);
+        Map<String, String> tuned = minimal();
+        tuned.put("copy-latency-tolerance", "0.2");
+        tuned.put("copy-min-pace", "0.1");
+        assertThat(of(tuned).copyPacer().tolerance()).isEqualTo(0.2);
+        assertThat(of(tuned).copyPacer().minPace()).isEqualTo(0.1);
+        Map<String, String> off = minimal();
+        off.put("copy-latency-pacing", "false");
+        assertThat(of(off).copyPacer()).isNull();
+    }
+
+    @Test
+    void aPaceThatCouldStopACopyIsRefusedNamingTheSetting() {
+        Map<String, String> zero = minimal();
+        zero.put("copy-min-pace", "0");
+        assertThatThrownBy(() -> of(zero)).isInstanceOf(SettingsException.class).hasMessageContaining("copy-min-pace")
+                .hasMessageContaining("(0, 1]");
+        Map<String, String> negative = minimal();
+        negative.put("copy-latency-tolerance", "-0.1");
+        assertThatThrownBy(() -> of(negative)).isInstanceOf(SettingsException.class)
+                .hasMessageContaining("copy-latency-tolerance");
+    }
+
+    @Test
     void aKafkaKeyTheAgentFixesCannotBeGivenAnotherValue() {
         Map<String, String> m = minimal();
         m.put("isolation.level", "read_uncommitted");
