@@ -120,6 +120,8 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     private KeyValueStore<String, CapacityEvent> capacity;
     private KeyValueStore<String, SkewReport> reports;
     private KeyValueStore<String, SlotAssignment> slots;
+    /** {@link #rows}' copy of each cluster's slot table, dropped on every write of the cluster's rows. */
+    private final Map<String, List<MembershipChanges.Row>> rowCache = new HashMap<>();
     private KeyValueStore<String, byte[]> published;
     private KeyValueStore<String, Member> members;
     private KeyValueStore<String, OperatorControl> controlStore;
@@ -571,8 +573,9 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         }
         slotRows.forEach((key, row) -> {
             slots.delete(key);
-            slots.put(slotStoreKey(row.getCluster(), row.getSlot()), row);
+            putSlot(row.getCluster(), row.getSlot(), row);
         });
+        rowCache.clear();
         if (!capacityRows.isEmpty() || !slotRows.isEmpty()) {
             LOG.info("moved {} capacity and {} slot-table rows to this version's store keys", capacityRows.size(), slotRows.size());
         }
@@ -724,7 +727,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             change.accept(row);
         }
         row.setUpdatedAt(Instant.ofEpochMilli(now));
-        slots.put(slotStoreKey(row.getCluster(), row.getSlot()), row);
+        putSlot(row.getCluster(), row.getSlot(), row);
         context.forward(new Record<>(slotKey(row.getCluster(), row.getSlot()), new MigratorOutput.Assignment(row), now));
     }
 
@@ -900,7 +903,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                 aborted.add(row.getMigrationId() == null ? "slot " + row.getSlot() : row.getMigrationId());
                 publish(row, now, CoordinatorProcessor::clearInFlight);
             } else {
-                slots.put(slotStoreKey(cluster, row.getSlot()), row);
+                putSlot(cluster, row.getSlot(), row);
             }
         }
         // saved now as well as in apply: the table is in the store from here on, and a switch must
@@ -999,7 +1002,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                     .setCandidates(table.candidateIds(slot))
                     .setUpdatedAt(Instant.ofEpochMilli(now))
                     .build();
-            slots.put(slotStoreKey(cluster, slot), row);
+            putSlot(cluster, slot, row);
             context.forward(new Record<>(slotKey(cluster, slot), new MigratorOutput.Assignment(row), now));
             sets.put(slot, List.copyOf(row.getCandidates()));
         }
@@ -1515,7 +1518,16 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         }
     }
 
+    /**
+     * The cluster's slot-table rows, read from the store once and then kept until this processor next
+     * writes one of the cluster's rows ({@link #putSlot}): it is the store's only writer, and every
+     * report asks for all the rows (the spread rule), so they are not decoded again per report.
+     */
     private List<MembershipChanges.Row> rows(String cluster) {
+        List<MembershipChanges.Row> cached = rowCache.get(cluster);
+        if (cached != null) {
+            return cached;
+        }
         List<MembershipChanges.Row> rows = new ArrayList<>();
         try (KeyValueIterator<String, SlotAssignment> it = slots.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
             while (it.hasNext()) {
@@ -1524,7 +1536,15 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                         row.getSpread(), row.getSpreadHeld(), row.getSpreadReason()));
             }
         }
-        return rows;
+        List<MembershipChanges.Row> read = List.copyOf(rows);
+        rowCache.put(cluster, read);
+        return read;
+    }
+
+    /** Writes one slot-table row; the cluster's rows are read from the store again next time. */
+    private void putSlot(String cluster, int slot, SlotAssignment row) {
+        slots.put(slotStoreKey(cluster, slot), row);
+        rowCache.remove(cluster);
     }
 
     private CapacityReading reading(String cluster, String node) {

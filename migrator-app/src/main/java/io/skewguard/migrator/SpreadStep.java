@@ -111,6 +111,21 @@ public final class SpreadStep {
     }
 
     private static boolean valid(MembershipChanges.Row row) {
+        if (row.candidates().isEmpty() || !row.candidates().containsAll(row.readOnly())) {
+            return false;
+        }
+        if (row.spread().isEmpty() && row.held().isEmpty() && row.candidates().size() <= 16) {
+            // the common row, a candidate set alone: pairwise, without a set per row and report
+            List<String> c = row.candidates();
+            for (int i = 1; i < c.size(); i++) {
+                for (int j = 0; j < i; j++) {
+                    if (c.get(i).equals(c.get(j))) {
+                        return false;
+                    }
+                }
+            }
+            return true;
+        }
         java.util.Set<String> seen = new java.util.HashSet<>();
         for (List<String> list : List.of(row.candidates(), row.spread(), row.held())) {
             for (String node : list) {
@@ -119,7 +134,7 @@ public final class SpreadStep {
                 }
             }
         }
-        return !row.candidates().isEmpty() && row.candidates().containsAll(row.readOnly());
+        return true;
     }
 
     /** The members' ring with an index that also knows every node a row names (those off the ring get indexes past it). */

@@ -52,6 +52,17 @@ class SpreadStepTest {
     }
 
     @Test
+    void aHotRowWhoseCandidatesRepeatANodeOrWhoseReadOnlyNodeIsNoCandidateIsLeftAsItIs() {
+        List<Row> rows = List.of(
+                new Row(0, List.of("n0", "n1", "n0"), List.of(), null, List.of(), List.of(), null),
+                new Row(1, List.of("n3", "n4", "n5"), List.of("n6"), null, List.of(), List.of(), null),
+                new Row(2, List.of(), List.of(), null, List.of(), List.of(), null));
+        SpreadStep.Result r = SpreadStep.decide("c1", POLICY, SpreadState.empty(), 0, new long[] {500, 400, 100}, rows, capacity(),
+                racks(), capacity().keySet(), 4, 150);
+        assertThat(r.changed()).isEmpty();
+    }
+
+    @Test
     void noSpreadNodeIsIneligibleOrTheSlotsInFlightTarget() {
         List<Row> rows = List.of(new Row(0, List.of("n0", "n1", "n2"), List.of(), "n5", List.of(), List.of(), null));
         Set<String> eligible = new java.util.HashSet<>(capacity().keySet());
