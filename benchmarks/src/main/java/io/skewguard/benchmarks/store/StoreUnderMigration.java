@@ -204,7 +204,7 @@ public final class StoreUnderMigration implements Callable<Integer> {
 
     /** The figures of one run. */
     private record Result(Histogram quiet, Histogram migrating, Histogram switches, int moved, long bytesCopied,
-                          long budget, long behind, long[] paceIntervals, CopyPacer.Pace pace) {
+                          long budget, long behind, LatencyGovernor.Intervals paceIntervals, CopyPacer.Pace pace) {
         String markdown(int rate, int phaseSeconds, int rounds) {
             StringBuilder out = new StringBuilder();
             out.append(String.format("%d writes/s, %d × (%d s quiet + %d s migrating); %d slots moved in %d batches, "
@@ -212,7 +212,7 @@ public final class StoreUnderMigration implements Callable<Integer> {
                     rate, rounds, phaseSeconds, phaseSeconds, moved, switches.getTotalCount(), bytesCopied, budget, behind));
             out.append(pace == null ? String.format("latency pacing: off%n%n")
                     : String.format("latency pacing: %d of %d one-second intervals slowed the copies; at the end pace %.3f, "
-                            + "quiet baseline p99 %.0f µs%n%n", paceIntervals[1], paceIntervals[0], pace.pace(), pace.baselineMicros()));
+                            + "quiet baseline p99 %.0f µs%n%n", paceIntervals.slowed(), paceIntervals.closed(), pace.pace(), pace.baselineMicros()));
             if (behind > rate / 10) {
                 out.append(String.format("NOTE: the writer fell more than 0.1 s behind its rate: the machine did not keep up; "
                         + "the latencies measure that backlog. Lower --writes-per-second.%n%n"));

@@ -92,9 +92,12 @@ public final class LatencyGovernor {
         return pace;
     }
 
-    /** Intervals closed so far, and how many of them slowed the copies. */
-    public synchronized long[] intervals() {
-        return new long[] {intervals, slowed};
+    /** How many one-interval decisions were taken, and how many of them slowed the copies. */
+    public record Intervals(long closed, long slowed) {}
+
+    /** The intervals closed so far. */
+    public synchronized Intervals intervals() {
+        return new Intervals(intervals, slowed);
     }
 
     private synchronized void closeInterval() {

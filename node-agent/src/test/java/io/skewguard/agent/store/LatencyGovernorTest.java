@@ -25,7 +25,7 @@ class LatencyGovernorTest {
         writes(governor, nanos, 500, 100);
         assertThat(governor.pace()).isEqualTo(1.0);
         assertThat(governor.state()).isEqualTo(CopyPacer.Pace.START);
-        assertThat(governor.intervals()).containsExactly(0, 0);
+        assertThat(governor.intervals()).isEqualTo(new LatencyGovernor.Intervals(0, 0));
     }
 
     @Test
@@ -39,7 +39,7 @@ class LatencyGovernorTest {
         writes(governor, nanos, 500, 300);
         nanos.addAndGet(1_000_000_000L);
         assertThat(governor.pace()).isEqualTo(0.5);
-        assertThat(governor.intervals()).containsExactly(2, 1);
+        assertThat(governor.intervals()).isEqualTo(new LatencyGovernor.Intervals(2, 1));
     }
 
     @Test
