@@ -120,7 +120,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     private KeyValueStore<String, CapacityEvent> capacity;
     private KeyValueStore<String, SkewReport> reports;
     private KeyValueStore<String, SlotAssignment> slots;
-    /** {@link #rows}' copy of each cluster's slot table, dropped on every write of the cluster's rows. */
+    /** {@link #rows}' copy of each cluster's slot table, dropped on every write of the cluster's rows and on init. */
     private final Map<String, List<MembershipChanges.Row>> rowCache = new HashMap<>();
     private KeyValueStore<String, byte[]> published;
     private KeyValueStore<String, Member> members;
@@ -164,6 +164,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         this.context = context;
         this.tabled.clear();
         this.known.clear(); // a re-initialised task may have restored less than this instance saw
+        this.rowCache.clear(); // so may its slot table: an aborted transaction's rows are not in the store
         this.repairs = context.getStateStore(REPAIR_STORE);
         this.capacity = context.getStateStore(CAPACITY_STORE);
         this.reports = context.getStateStore(REPORT_STORE);
