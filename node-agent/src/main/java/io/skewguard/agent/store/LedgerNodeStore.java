@@ -312,8 +312,9 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
         while (true) {
             List<String> chunk;
             synchronized (this) {
-                job.pace(pace, clockMillis.getAsLong());
-                if (copies.get(migrationId) != job || job.done() || job.failure != null || !job.chunkPaid(clockMillis.getAsLong())) {
+                long at = clockMillis.getAsLong();
+                job.pace(pace, at);
+                if (copies.get(migrationId) != job || job.done() || job.failure != null || !job.chunkPaid(at)) {
                     return job.progress();
                 }
                 chunk = job.keys.subList(job.next, Math.min(job.keys.size(), job.next + CHUNK_KEYS));
