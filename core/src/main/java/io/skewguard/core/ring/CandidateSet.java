@@ -44,6 +44,14 @@ public record CandidateSet(int[] nodes) {
         return nodes.clone();
     }
 
+    /**
+     * The record's own array, not a copy: for {@link WeightedPick}'s hot path in this package only.
+     * Callers must not modify it.
+     */
+    int[] sharedNodes() {
+        return nodes;
+    }
+
     /** Number of candidates. */
     public int size() {
         return nodes.length;

@@ -25,19 +25,24 @@ import net.openhft.hashing.LongHashFunction;
  * room for the write in the slot. {@link #pickTop} (read probing, replica placement) orders them
  * last, in candidate-set order, and reports how many of its answers can take writes.
  *
- * <p><b>Cost.</b> One 8-byte xxh3 per candidate. {@link #pick} takes one {@code Math.log} per
- * candidate that can still win: since {@code -ln(u) >= 1 - u}, a candidate whose {@code (1 - u) / e}
- * is already at or above the best score so far is skipped without the logarithm, which changes no
- * result. {@link #pickTop} scores every candidate (the same pruning measured slower there: it chains
- * each candidate to the previous insertion). O(m) for {@link #pick}, O(m·r) comparisons for
- * {@link #pickTop}. Primitives only: no boxing, no allocation per call; results
- * go to caller-provided arrays. Immutable and thread-safe.
+ * <p><b>Cost.</b> One 8-byte xxh3 per candidate. {@link #pick} takes a logarithm only when it must:
+ * with {@code t = 1 - u}, {@code 2t/(1+u) <= -ln(u) <= t(1+u)/(2u)}, so each candidate's score lies in
+ * a known interval, tight for the small scores that win. A candidate whose interval starts at or above
+ * the best's end is skipped; one whose interval ends below the best's start becomes the best; only
+ * when the two overlap are both logarithms taken and the scores compared exactly as {@link #score}
+ * computes them. So the result is the argmin of {@link #score}, ties to the earlier candidate, as if
+ * every score were computed. The bounds' comparisons multiply out the fractions and never divide.
+ * {@link #pickTop} (read probing, replica placement) scores every candidate, since it returns the
+ * scores. O(m) for {@link #pick}, O(m·r) comparisons for {@link #pickTop}. Primitives only: no boxing,
+ * no allocation per call; results go to caller-provided arrays. Immutable and thread-safe.
  */
 public final class WeightedPick {
 
     private static final LongHashFunction XX3 = LongHashFunction.xx3();
     private static final double TWO_POW_MINUS_53 = 0x1.0p-53;
-    private static final double BOUND_SLACK = 1.0 - 1e-9;
+    /** Margins on the bounds' comparisons, far wider than the rounding of a logarithm and a division. */
+    private static final double BOUND_DOWN = 1.0 - 1e-9;
+    private static final double BOUND_UP = 1.0 + 1e-9;
 
     private final NodeIndex nodes;
     private final long[] seeds;
@@ -93,15 +98,64 @@ public final class WeightedPick {
      * @throws IllegalStateException when no candidate has a positive effective weight (all full)
      */
     public int pick(long keyHash, int[] candidates, int count, double[] effectiveWeight) {
+        // The best so far as an interval [loN/loD, hiN/hiD] around its score, exact (lo = hi, D = 1)
+        // once its logarithm has been taken; fractions, so that no comparison divides.
         int best = -1;
-        double bestScore = Double.POSITIVE_INFINITY;
+        double bestU = 0;
+        double bestWeight = 0;
+        boolean bestExact = false;
+        double bestLoN = 0;
+        double bestLoD = 1;
+        double bestHiN = 0;
+        double bestHiD = 1;
         for (int i = 0; i < count; i++) {
             int node = candidates[i];
-            double score = scoreBelow(keyHash, node, effectiveWeight[node], bestScore);
-            if (score < bestScore) {
-                bestScore = score;
-                best = node;
+            double e = effectiveWeight[node];
+            if (!(e > 0)) {
+                continue;
             }
+            double u = uniform(keyHash, seeds[node]);
+            double t = 1.0 - u;
+            double loN = 2.0 * t;
+            double loD = (1.0 + u) * e;
+            if (best >= 0 && loN * bestHiD * BOUND_DOWN >= bestHiN * loD * BOUND_UP) {
+                continue; // cannot score below the best: ties go to the earlier candidate
+            }
+            double hiN = t * (1.0 + u);
+            double hiD = 2.0 * u * e;
+            if (best >= 0) {
+                if (!(hiN * bestLoD * BOUND_UP < bestLoN * hiD * BOUND_DOWN)) {
+                    // the intervals overlap: compare the exact scores, as score() computes them
+                    if (!bestExact) {
+                        bestLoN = bestHiN = -Math.log(bestU) / bestWeight;
+                        bestLoD = bestHiD = 1;
+                        bestExact = true;
+                    }
+                    double score = -Math.log(u) / e;
+                    if (!(score < bestLoN)) {
+                        continue;
+                    }
+                    loN = hiN = score;
+                    loD = hiD = 1;
+                    best = node;
+                    bestU = u;
+                    bestWeight = e;
+                    bestExact = true;
+                    bestLoN = loN;
+                    bestLoD = loD;
+                    bestHiN = hiN;
+                    bestHiD = hiD;
+                    continue;
+                }
+            }
+            best = node; // the first candidate that can take writes, or one certainly below the best
+            bestU = u;
+            bestWeight = e;
+            bestExact = false;
+            bestLoN = loN;
+            bestLoD = loD;
+            bestHiN = hiN;
+            bestHiD = hiD;
         }
         if (best < 0) {
             throw noRoom(count);
@@ -111,21 +165,7 @@ public final class WeightedPick {
 
     /** {@link #pick(long, int[], int, double[])} over a candidate set. Allocation-free. */
     public int pick(long keyHash, CandidateSet candidates, double[] effectiveWeight) {
-        int best = -1;
-        double bestScore = Double.POSITIVE_INFINITY;
-        int count = candidates.size();
-        for (int i = 0; i < count; i++) {
-            int node = candidates.node(i);
-            double score = scoreBelow(keyHash, node, effectiveWeight[node], bestScore);
-            if (score < bestScore) {
-                bestScore = score;
-                best = node;
-            }
-        }
-        if (best < 0) {
-            throw noRoom(count);
-        }
-        return best;
+        return pick(keyHash, candidates.sharedNodes(), candidates.size(), effectiveWeight);
     }
 
     /**
@@ -160,24 +200,6 @@ public final class WeightedPick {
             filled = insert(node, score(keyHash, node, effectiveWeight[node]), filled, limit, outNodes, outScores);
         }
         return positives(filled, outScores);
-    }
-
-    /**
-     * The exact score when it may be below {@code bound}, else {@code +∞} (which loses every strict
-     * comparison against {@code bound}, so callers see the same result as with the exact score).
-     * Since {@code -ln(u) >= 1 - u}, a candidate whose {@code (1 - u) / e} already reaches the bound
-     * cannot beat it and skips the logarithm; {@code BOUND_SLACK} keeps the bound safely below the
-     * computed {@code -Math.log(u)} despite its last-bit rounding.
-     */
-    private double scoreBelow(long keyHash, int node, double effectiveWeight, double bound) {
-        if (!(effectiveWeight > 0)) {
-            return Double.POSITIVE_INFINITY;
-        }
-        double u = uniform(keyHash, seeds[node]);
-        if (bound != Double.POSITIVE_INFINITY && (1.0 - u) * BOUND_SLACK / effectiveWeight >= bound) {
-            return Double.POSITIVE_INFINITY;
-        }
-        return -Math.log(u) / effectiveWeight;
     }
 
     /** Insertion into the sorted prefix {@code [0, filled)}, keeping at most {@code limit}; stable. */

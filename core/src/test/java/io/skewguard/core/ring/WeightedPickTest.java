@@ -157,6 +157,67 @@ class WeightedPickTest {
         }
     }
 
+    /** The lowest {@link WeightedPick#score} among the candidates, ties to the earlier one; -1 if none. */
+    private static int lowestScore(long hash, int[] candidates, double[] w) {
+        int lowest = -1;
+        double lowestScore = Double.POSITIVE_INFINITY;
+        for (int node : candidates) {
+            double score = PICK.score(hash, node, w[node]);
+            if (score < lowestScore) {
+                lowestScore = score;
+                lowest = node;
+            }
+        }
+        return lowest;
+    }
+
+    @Test
+    void pickIsTheLowestScoreForWeightsFromTinyToHugeAndWithZeros() {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(5);
+        for (int round = 0; round < 200_000; round++) {
+            double[] w = new double[NODES.size()];
+            for (int i = 0; i < 8; i++) {
+                int kind = random.nextInt(10);
+                w[i] = kind == 0 ? 0.0 : Math.pow(10, random.nextDouble(-12, 6));
+            }
+            long hash = random.nextLong();
+            int expected = lowestScore(hash, EIGHT, w);
+            if (expected < 0) {
+                continue;
+            }
+            assertThat(PICK.pick(hash, EIGHT, 8, w)).as("round %d", round).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void nearTiesAreDecidedByTheExactScoresWithTheEarlierCandidateWinningATie() {
+        // two candidates' weights set so their scores agree to the last bits: the bounds cannot decide,
+        // the exact scores must, and an exact tie goes to the earlier candidate
+        java.util.SplittableRandom random = new java.util.SplittableRandom(9);
+        int ties = 0;
+        for (int round = 0; round < 100_000; round++) {
+            long hash = random.nextLong();
+            int a = random.nextInt(8);
+            int b = random.nextInt(8);
+            if (a == b) {
+                continue;
+            }
+            double[] w = weights(1e-9, 1e-9, 1e-9, 1e-9, 1e-9, 1e-9, 1e-9, 1e-9);
+            w[a] = Math.pow(10, random.nextDouble(-3, 3));
+            double scoreA = PICK.score(hash, a, w[a]);
+            double logB = -Math.log(WeightedPick.uniform(hash, NODES.seed(b)));
+            w[b] = logB / scoreA * (1 + (random.nextInt(5) - 2) * 1e-16);
+            int expected = lowestScore(hash, EIGHT, w);
+            if (PICK.score(hash, a, w[a]) == PICK.score(hash, b, w[b])) {
+                ties++;
+                assertThat(expected).isEqualTo(Math.min(a, b));
+            }
+            assertThat(PICK.pick(hash, EIGHT, 8, w)).as("round %d", round).isEqualTo(expected);
+            assertThat(PICK.pick(hash, CandidateSet.of(EIGHT), w)).isEqualTo(expected);
+        }
+        assertThat(ties).as("exact ties met").isGreaterThan(100);
+    }
+
     @Test
     void fullNodesAreNeverPicked() {
         double[] w = weights(1, 0, 1, 0, 1, 0, 1, 0);
