@@ -241,7 +241,8 @@ public final class SchemaRegistryDeserializer<T extends IndexedRecord> implement
           topic + ": schema id " + id + " (" + writerSchema.getFullName() + ") cannot be read as "
               + generated.getSimpleName() + ": " + compatibility.getDescription());
     }
-    return new SpecificDatumReader<>(writerSchema, readerSchema, model);
+    DatumReader<T> direct = DirectCoders.readerFor(generated, writerSchema);
+    return direct != null ? direct : new SpecificDatumReader<>(writerSchema, readerSchema, model);
   }
 
   private static <T> DatumReader<T> resolving(String topic, int id, Schema writerSchema, Schema readerSchema) {

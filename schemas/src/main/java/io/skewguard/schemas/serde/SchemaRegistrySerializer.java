@@ -74,7 +74,8 @@ public final class SchemaRegistrySerializer<T extends IndexedRecord> implements 
     }
     this.typeSchema = SpecificData.getForClass(type).getSchema(type);
     // the class's own model carries the conversions of its logical types (Instant etc.)
-    this.typedWriter = new SpecificDatumWriter<>(typeSchema, SpecificData.getForClass(type));
+    DatumWriter<T> direct = DirectCoders.writerFor(type);
+    this.typedWriter = direct != null ? direct : new SpecificDatumWriter<>(typeSchema, SpecificData.getForClass(type));
   }
 
   /**
