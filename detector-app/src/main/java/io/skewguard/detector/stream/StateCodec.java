@@ -4,8 +4,8 @@ import io.skewguard.detector.policy.BucketHeat;
 import io.skewguard.detector.policy.ClusterDetector;
 import io.skewguard.detector.policy.NodeCapacity;
 import io.skewguard.schemas.AlertState;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
+import io.skewguard.schemas.serde.ByteSink;
+import io.skewguard.schemas.serde.ByteSource;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -172,7 +172,7 @@ public final class StateCodec {
 
     private static byte[] encode(Writer w) {
         try {
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
+            ByteSink bytes = new ByteSink(256); // no lock per write, as ByteArrayOutputStream takes
             DataOutputStream out = new DataOutputStream(bytes);
             out.writeByte(VERSION);
             w.write(out);
@@ -185,7 +185,7 @@ public final class StateCodec {
 
     private static <T> T decode(byte[] b, Reader<T> r) {
         try {
-            DataInputStream in = new DataInputStream(new ByteArrayInputStream(b));
+            DataInputStream in = new DataInputStream(new ByteSource(b));
             byte version = in.readByte();
             if (version != VERSION) {
                 throw new IllegalStateException("unknown detector state version " + version);

@@ -139,7 +139,7 @@ public final class SchemaRegistrySerializer<T extends IndexedRecord> implements 
       id = schemaId(registry, topic, schema);
     }
     try {
-      WireBytes out = new WireBytes(128);
+      ByteSink out = ByteSink.forRecord(128);
       BinaryEncoder encoder = EncoderFactory.get().directBinaryEncoder(out, null); // no 2 KB buffer per record
       writer(data, schema).write(data, encoder);
       encoder.flush();
