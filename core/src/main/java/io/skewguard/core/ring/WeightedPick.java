@@ -123,35 +123,27 @@ public final class WeightedPick {
             }
             double hiN = t * (1.0 + u);
             double hiD = 2.0 * u * e;
-            if (best >= 0) {
-                if (!(hiN * bestLoD * BOUND_UP < bestLoN * hiD * BOUND_DOWN)) {
-                    // the intervals overlap: compare the exact scores, as score() computes them
-                    if (!bestExact) {
-                        bestLoN = bestHiN = -Math.log(bestU) / bestWeight;
-                        bestLoD = bestHiD = 1;
-                        bestExact = true;
-                    }
-                    double score = -Math.log(u) / e;
-                    if (!(score < bestLoN)) {
-                        continue;
-                    }
-                    loN = hiN = score;
-                    loD = hiD = 1;
-                    best = node;
-                    bestU = u;
-                    bestWeight = e;
+            boolean exact = false;
+            if (best >= 0 && !(hiN * bestLoD * BOUND_UP < bestLoN * hiD * BOUND_DOWN)) {
+                // the intervals overlap: compare the exact scores, as score() computes them
+                if (!bestExact) {
+                    bestLoN = bestHiN = -Math.log(bestU) / bestWeight;
+                    bestLoD = bestHiD = 1;
                     bestExact = true;
-                    bestLoN = loN;
-                    bestLoD = loD;
-                    bestHiN = hiN;
-                    bestHiD = hiD;
+                }
+                double score = -Math.log(u) / e;
+                if (!(score < bestLoN)) {
                     continue;
                 }
+                loN = hiN = score;
+                loD = hiD = 1;
+                exact = true;
             }
-            best = node; // the first candidate that can take writes, or one certainly below the best
+            // the first candidate that can take writes, or one below the best
+            best = node;
             bestU = u;
             bestWeight = e;
-            bestExact = false;
+            bestExact = exact;
             bestLoN = loN;
             bestLoD = loD;
             bestHiN = hiN;
