@@ -10,7 +10,9 @@ import java.util.function.Supplier;
  * Where a {@link LedgerNodeStore} keeps what it holds: the keys' values per slot, and (for a durable
  * ledger) a written-down copy of the store's small state so that a reopened store continues where
  * it stopped. The store decides everything (one source of truth for the semantics); a ledger only
- * reads and writes. Called only under the store's lock.
+ * reads and writes. Called for a slot's keys only under that slot's lock, for the small state only
+ * under the store's state lock (see {@link LedgerNodeStore}'s threads), so calls for different slots
+ * run at the same time: a ledger keeps them apart.
  */
 interface Ledger {
 

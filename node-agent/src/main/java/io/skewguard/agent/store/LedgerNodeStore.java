@@ -4,13 +4,13 @@ import io.skewguard.core.ring.HashRing;
 import io.skewguard.core.slots.SlotTable;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -41,9 +41,15 @@ import org.slf4j.LoggerFactory;
  * <p><b>Size.</b> An entry counts {@code key.length() + value.length} bytes (keys are taken as one
  * byte per char), for copy pacing, progress and {@link #shardBytes()}.
  *
- * <p><b>Threads.</b> Each store guards its state with its own lock. A source forwards after releasing
- * its lock and a target reads from the source without holding its own, so no thread ever holds two
- * store locks: two stores copying to each other cannot deadlock.
+ * <p><b>Threads.</b> A store has a lock per slot (striped: slot mod {@value #SLOT_LOCKS}) and a lock
+ * for its small state (dual-writes, slot marks, copies, weight: the store's monitor). A write or read
+ * of a key takes only its slot's lock, so the data path waits only for work on the same slot: a
+ * copy's chunk, the listing of a slot starting a copy or a switch of that slot, never work on another
+ * slot. An operation that changes a slot's marks takes the slot's lock, then the state lock, in that
+ * order and never the other; one that changes only the state (a copy's progress, a weight) takes the
+ * state lock alone. A source forwards after releasing its locks and a target reads from the source
+ * without holding its own, so no thread ever holds two stores' locks: two stores copying to each other
+ * cannot deadlock.
  *
  * <p><b>Atomicity.</b> Every change of one operation (the keys of a copied chunk together with the
  * copy's progress, a cleanup's dropped data together with its slot marks) reaches the ledger as one
@@ -59,18 +65,25 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
     /** Longest a copy whose budget pays for less than a chunk waits before it copies what the budget pays for. */
     static final long CHUNK_WAIT_MILLIS = 1_000;
 
+    /** Locks per store for the data path, at most: slot {@code s} takes lock {@code s mod SLOT_LOCKS}. */
+    static final int SLOT_LOCKS = 64;
+
     private final String node;
     private final int slotCount;
     private final LongSupplier clockMillis;
     private final Function<String, ? extends NodeStore> peers;
     private final Ledger ledger;
 
-    // all guarded by this
-    private final Map<Integer, Ledger.SlotFigures> figures = new HashMap<>();
-    private final Map<Integer, String> forwardTo = new HashMap<>();
-    private final Set<Integer> cleaned = new HashSet<>();
-    private final Set<Integer> accepting = new HashSet<>();
-    private final Map<Integer, String> incoming = new HashMap<>();
+    /** The data path's locks: see the class comment. */
+    private final Object[] slotLocks;
+
+    // per slot: changed under the slot's lock (and, but for figures, the state lock); read under either
+    private final Map<Integer, Ledger.SlotFigures> figures = new ConcurrentHashMap<>();
+    private final Map<Integer, String> forwardTo = new ConcurrentHashMap<>();
+    private final Set<Integer> cleaned = ConcurrentHashMap.newKeySet();
+    private final Set<Integer> accepting = ConcurrentHashMap.newKeySet();
+    private final Map<Integer, String> incoming = new ConcurrentHashMap<>();
+    // guarded by this (the state lock)
     private final Map<String, CopyJob> copies = new HashMap<>();
     private long weightEpoch = -1;
     private double weight = 1.0;
@@ -91,7 +104,33 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
         this.clockMillis = Objects.requireNonNull(clockMillis, "clockMillis");
         this.peers = Objects.requireNonNull(peers, "peers");
         this.ledger = Objects.requireNonNull(ledger, "ledger");
+        this.slotLocks = new Object[Math.min(slotCount, SLOT_LOCKS)];
+        for (int i = 0; i < slotLocks.length; i++) {
+            slotLocks[i] = new Object();
+        }
         restore(ledger.recover());
+    }
+
+    /** The lock of {@code slot}'s data (slot counts and {@link #SLOT_LOCKS} are powers of two). */
+    private Object lockOf(int slot) {
+        return slotLocks[slot & (slotLocks.length - 1)];
+    }
+
+    /** Runs {@code action} holding every lock of this store, so that no operation runs meanwhile (closing). */
+    final void exclusively(Runnable action) {
+        lockAll(0, action);
+    }
+
+    private void lockAll(int from, Runnable action) {
+        if (from == slotLocks.length) {
+            synchronized (this) {
+                action.run();
+            }
+            return;
+        }
+        synchronized (slotLocks[from]) {
+            lockAll(from + 1, action);
+        }
     }
 
     @Override
@@ -143,7 +182,7 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
         int slot = slotOf(key);
         Versioned entry = new Versioned(version, value);
         String targetNode;
-        synchronized (this) {
+        synchronized (lockOf(slot)) {
             Ledger.Changes changes = ledger.changes();
             if (cleaned.contains(slot)) {
                 throw new StaleRouteException(node, slot);
@@ -163,19 +202,25 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
     }
 
     @Override
-    public synchronized Optional<Versioned> get(String key) {
-        return Optional.ofNullable(ledger.value(slotOf(key), key));
-    }
-
-    /** A dual-written or copied entry: kept only while this node receives or owns the slot by migration. */
-    private synchronized void acceptForwarded(int slot, String key, Versioned entry) {
-        Ledger.Changes changes = ledger.changes();
-        if (accepting.contains(slot)) {
-            store(changes, slot, key, entry);
-            changes.commit();
+    public Optional<Versioned> get(String key) {
+        int slot = slotOf(key);
+        synchronized (lockOf(slot)) {
+            return Optional.ofNullable(ledger.value(slot, key));
         }
     }
 
+    /** A dual-written or copied entry: kept only while this node receives or owns the slot by migration. */
+    private void acceptForwarded(int slot, String key, Versioned entry) {
+        synchronized (lockOf(slot)) {
+            Ledger.Changes changes = ledger.changes();
+            if (accepting.contains(slot)) {
+                store(changes, slot, key, entry);
+                changes.commit();
+            }
+        }
+    }
+
+    /** Under {@code slot}'s lock. */
     private void store(Ledger.Changes changes, int slot, String key, Versioned entry) {
         Versioned current = ledger.value(slot, key);
         if (entry.newerThan(current)) {
@@ -185,6 +230,7 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
         }
     }
 
+    /** Under {@code slot}'s lock and the state lock. */
     private void drop(Ledger.Changes changes, int slot) {
         figures.remove(slot);
         changes.drop(slot);
@@ -218,20 +264,22 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
     @Override
     public void startCopy(String migrationId, int slot, String sourceNode, long maxBytesPerSec) {
         checkSlot(slot);
-        synchronized (this) {
-            Ledger.Changes changes = ledger.changes();
-            CopyJob existing = copies.get(migrationId);
-            if (existing != null && existing.failure == null) {
-                existing.rate(maxBytesPerSec, clockMillis.getAsLong());
+        synchronized (lockOf(slot)) {
+            synchronized (this) {
+                Ledger.Changes changes = ledger.changes();
+                CopyJob existing = copies.get(migrationId);
+                if (existing != null && existing.failure == null) {
+                    existing.rate(maxBytesPerSec, clockMillis.getAsLong());
+                    changes.state(this::snapshot);
+                    changes.commit();
+                    return;
+                }
+                accepting.add(slot);
+                incoming.put(slot, migrationId);
+                cleaned.remove(slot);
                 changes.state(this::snapshot);
                 changes.commit();
-                return;
             }
-            accepting.add(slot);
-            incoming.put(slot, migrationId);
-            cleaned.remove(slot);
-            changes.state(this::snapshot);
-            changes.commit();
         }
         LedgerNodeStore source = peer(sourceNode);
         if (source == null) {
@@ -258,31 +306,44 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
         LOG.debug("{}: copy {} of slot {} from {} started, {} keys, {} bytes", node, migrationId, slot, sourceNode, keys.size(), total);
     }
 
-    /** Registers {@code target} for the dual-write of {@code slot} and lists the slot's keys, atomically. */
-    private synchronized long startForwarding(int slot, String target, List<String> keysOut) {
-        Ledger.Changes changes = ledger.changes();
-        forwardTo.put(slot, target);
-        changes.state(this::snapshot);
-        changes.commit();
-        long bytes = 0;
-        for (Map.Entry<String, Long> e : ledger.sizes(slot).entrySet()) {
-            keysOut.add(e.getKey());
-            bytes += e.getValue();
-        }
-        return bytes;
-    }
-
-    private synchronized void stopForwarding(int slot, String target) {
-        if (target.equals(forwardTo.get(slot))) {
-            Ledger.Changes changes = ledger.changes();
-            forwardTo.remove(slot);
-            changes.state(this::snapshot);
-            changes.commit();
+    /**
+     * Registers {@code target} for the dual-write of {@code slot} and lists the slot's keys, atomically
+     * for the slot's writes (under its lock; the state lock only for the registration).
+     */
+    private long startForwarding(int slot, String target, List<String> keysOut) {
+        synchronized (lockOf(slot)) {
+            synchronized (this) {
+                Ledger.Changes changes = ledger.changes();
+                forwardTo.put(slot, target);
+                changes.state(this::snapshot);
+                changes.commit();
+            }
+            long bytes = 0;
+            for (Map.Entry<String, Long> e : ledger.sizes(slot).entrySet()) {
+                keysOut.add(e.getKey());
+                bytes += e.getValue();
+            }
+            return bytes;
         }
     }
 
-    private synchronized Versioned readForCopy(int slot, String key) {
-        return ledger.value(slot, key);
+    private void stopForwarding(int slot, String target) {
+        synchronized (lockOf(slot)) {
+            synchronized (this) {
+                if (target.equals(forwardTo.get(slot))) {
+                    Ledger.Changes changes = ledger.changes();
+                    forwardTo.remove(slot);
+                    changes.state(this::snapshot);
+                    changes.commit();
+                }
+            }
+        }
+    }
+
+    private Versioned readForCopy(int slot, String key) {
+        synchronized (lockOf(slot)) {
+            return ledger.value(slot, key);
+        }
     }
 
     @Override
@@ -324,24 +385,26 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
             for (String key : chunk) {
                 values.add(source.readForCopy(job.slot, key));
             }
-            synchronized (this) {
-                if (copies.get(migrationId) != job) {
-                    return progressOf(migrationId);
-                }
-                Ledger.Changes changes = ledger.changes();
-                long now = clockMillis.getAsLong();
-                for (int i = 0; i < chunk.size() && job.budgetLeft(now) > 0; i++) {
-                    String key = chunk.get(i);
-                    Versioned value = values.get(i);
-                    if (value != null && accepting.contains(job.slot)) {
-                        store(changes, job.slot, key, value);
-                        job.bytesCopied += size(key, value);
+            synchronized (lockOf(job.slot)) {
+                synchronized (this) {
+                    if (copies.get(migrationId) != job) {
+                        return progressOf(migrationId);
                     }
-                    job.next++;
+                    Ledger.Changes changes = ledger.changes();
+                    long now = clockMillis.getAsLong();
+                    for (int i = 0; i < chunk.size() && job.budgetLeft(now) > 0; i++) {
+                        String key = chunk.get(i);
+                        Versioned value = values.get(i);
+                        if (value != null && accepting.contains(job.slot)) {
+                            store(changes, job.slot, key, value);
+                            job.bytesCopied += size(key, value);
+                        }
+                        job.next++;
+                    }
+                    job.lastChunkAt = now;
+                    changes.state(this::snapshot);
+                    changes.commit();
                 }
-                job.lastChunkAt = now;
-                changes.state(this::snapshot);
-                changes.commit();
             }
             if (pacing != null) {
                 pacing.copied();
@@ -360,28 +423,34 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
     public void prepareSource(String migrationId, int slot, String targetNode) {
         checkSlot(slot);
         if (peer(targetNode) != null) {
-            synchronized (this) {
-                Ledger.Changes changes = ledger.changes();
-                if (!cleaned.contains(slot) && forwardTo.putIfAbsent(slot, targetNode) == null) {
-                    changes.state(this::snapshot);
-                    changes.commit();
+            synchronized (lockOf(slot)) {
+                synchronized (this) {
+                    Ledger.Changes changes = ledger.changes();
+                    if (!cleaned.contains(slot) && forwardTo.putIfAbsent(slot, targetNode) == null) {
+                        changes.state(this::snapshot);
+                        changes.commit();
+                    }
                 }
             }
         }
     }
 
     @Override
-    public synchronized void commitTarget(String migrationId, int slot) {
+    public void commitTarget(String migrationId, int slot) {
         checkSlot(slot);
-        Ledger.Changes changes = ledger.changes();
-        if (copies.remove(migrationId) != null) {
-            changes.dropCopyKeys(migrationId);
+        synchronized (lockOf(slot)) {
+            synchronized (this) {
+                Ledger.Changes changes = ledger.changes();
+                if (copies.remove(migrationId) != null) {
+                    changes.dropCopyKeys(migrationId);
+                }
+                incoming.remove(slot, migrationId);
+                accepting.add(slot);
+                cleaned.remove(slot);
+                changes.state(this::snapshot);
+                changes.commit();
+            }
         }
-        incoming.remove(slot, migrationId);
-        accepting.add(slot);
-        cleaned.remove(slot);
-        changes.state(this::snapshot);
-        changes.commit();
     }
 
     @Override
@@ -395,20 +464,22 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
     public void abortTarget(String migrationId, int slot) {
         checkSlot(slot);
         CopyJob job;
-        synchronized (this) {
-            Ledger.Changes changes = ledger.changes();
-            job = copies.remove(migrationId);
-            if (job != null) {
-                changes.dropCopyKeys(migrationId);
+        synchronized (lockOf(slot)) {
+            synchronized (this) {
+                Ledger.Changes changes = ledger.changes();
+                job = copies.remove(migrationId);
+                if (job != null) {
+                    changes.dropCopyKeys(migrationId);
+                }
+                // only the copy this migration brought in is dropped: an ABORT of a migration that never
+                // started a copy here must not touch data the node holds for that slot otherwise
+                if (incoming.remove(slot, migrationId)) {
+                    accepting.remove(slot);
+                    drop(changes, slot);
+                }
+                changes.state(this::snapshot);
+                changes.commit();
             }
-            // only the copy this migration brought in is dropped: an ABORT of a migration that never
-            // started a copy here must not touch data the node holds for that slot otherwise
-            if (incoming.remove(slot, migrationId)) {
-                accepting.remove(slot);
-                drop(changes, slot);
-            }
-            changes.state(this::snapshot);
-            changes.commit();
         }
         if (job != null) {
             LedgerNodeStore source = peer(job.sourceNode);
@@ -425,15 +496,19 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
     }
 
     @Override
-    public synchronized void cleanup(String migrationId, int slot) {
+    public void cleanup(String migrationId, int slot) {
         checkSlot(slot);
-        Ledger.Changes changes = ledger.changes();
-        drop(changes, slot);
-        forwardTo.remove(slot);
-        accepting.remove(slot);
-        cleaned.add(slot);
-        changes.state(this::snapshot);
-        changes.commit();
+        synchronized (lockOf(slot)) {
+            synchronized (this) {
+                Ledger.Changes changes = ledger.changes();
+                drop(changes, slot);
+                forwardTo.remove(slot);
+                accepting.remove(slot);
+                cleaned.add(slot);
+                changes.state(this::snapshot);
+                changes.commit();
+            }
+        }
     }
 
     /**
@@ -442,29 +517,35 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
      * cleaned the slot up after an earlier migration away (which would otherwise refuse them as stale).
      * Idempotent.
      */
-    public synchronized void rebuildSlot(int slot) {
+    public void rebuildSlot(int slot) {
         checkSlot(slot);
-        if (cleaned.remove(slot)) {
-            Ledger.Changes changes = ledger.changes();
-            changes.state(this::snapshot);
-            changes.commit();
+        synchronized (lockOf(slot)) {
+            synchronized (this) {
+                if (cleaned.remove(slot)) {
+                    Ledger.Changes changes = ledger.changes();
+                    changes.state(this::snapshot);
+                    changes.commit();
+                }
+            }
         }
     }
 
     // ------------------------------------------------------------------------------------ reads for people and tests
 
     /** True if this node holds any key of {@code slot}. */
-    public synchronized boolean holdsSlot(int slot) {
+    public boolean holdsSlot(int slot) {
         return figures.getOrDefault(slot, Ledger.SlotFigures.NONE).keys() > 0;
     }
 
     /** The keys of {@code slot} held here, sorted. */
-    public synchronized List<String> keys(int slot) {
-        return new ArrayList<>(ledger.sizes(slot).keySet());
+    public List<String> keys(int slot) {
+        synchronized (lockOf(slot)) {
+            return new ArrayList<>(ledger.sizes(slot).keySet());
+        }
     }
 
     /** Bytes held per slot (only slots holding data), sorted by slot: the shards of this node. */
-    public synchronized Map<Integer, Long> shardBytes() {
+    public Map<Integer, Long> shardBytes() {
         Map<Integer, Long> out = new TreeMap<>();
         figures.forEach((slot, f) -> {
             if (f.keys() > 0) {
@@ -480,7 +561,7 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
     }
 
     /** True while this node dual-writes {@code slot} to another node. */
-    public synchronized boolean forwards(int slot) {
+    public boolean forwards(int slot) {
         return forwardTo.containsKey(slot);
     }
 
@@ -500,7 +581,7 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
 
     // ------------------------------------------------------------------------------------ written-down state
 
-    /** The state apart from the keys, as the ledger writes it down (called under the lock). */
+    /** The state apart from the keys, as the ledger writes it down (called under the state lock). */
     private Ledger.Snapshot snapshot() {
         List<Ledger.CopyRecord> jobs = new ArrayList<>(copies.size());
         for (CopyJob job : copies.values()) {

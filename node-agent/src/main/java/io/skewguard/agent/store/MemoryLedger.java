@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /**
@@ -14,7 +15,8 @@ import java.util.function.Supplier;
  */
 final class MemoryLedger implements Ledger, Ledger.Changes {
 
-    private final Map<Integer, Map<String, Versioned>> slots = new HashMap<>();
+    // one map per slot, each used under its slot's lock; the map of slots is shared by them
+    private final Map<Integer, Map<String, Versioned>> slots = new ConcurrentHashMap<>();
 
     @Override
     public Recovered recover() {

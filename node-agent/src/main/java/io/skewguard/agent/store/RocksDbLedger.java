@@ -70,8 +70,9 @@ final class RocksDbLedger implements Ledger {
     private final ColumnFamilyHandle meta;
     private final ColumnFamilyHandle keys;
     private final ColumnFamilyHandle copyKeys;
-    private boolean closed;
-    private String failure;
+    // read by every operation, whichever slot's lock it holds
+    private volatile boolean closed;
+    private volatile String failure;
 
     private RocksDbLedger(Path directory, String node, int slotCount, boolean sync) {
         this.directory = directory;

@@ -88,10 +88,10 @@ public final class RocksDbNodeStore extends LedgerNodeStore implements AutoClose
         return ledger.directory();
     }
 
-    /** Releases the native handles and the directory; idempotent. */
+    /** Releases the native handles and the directory once no operation is running; idempotent. */
     @Override
-    public synchronized void close() {
-        ledger.close();
+    public void close() {
+        exclusively(ledger::close);
     }
 
     @Override

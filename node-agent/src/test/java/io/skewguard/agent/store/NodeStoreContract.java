@@ -10,6 +10,11 @@ import java.util.HashMap;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -382,5 +387,63 @@ abstract class NodeStoreContract {
     void aSlotOutsideTheSlotCountIsRefusedNamingIt() {
         assertThatThrownBy(() -> target.startCopy("m", SLOTS, "src", 0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("slot " + SLOTS);
+    }
+
+    // ------------------------------------------------------------------------------------ threads
+
+    @Test
+    void writesAndReadsDoNotWaitForTheStateLockThatCopiesAndWeightsTake() throws Exception {
+        String key = keysOf(2, 1).get(0);
+        synchronized (source) { // as a long copy chunk or a weight change holds it
+            CompletableFuture<Optional<Versioned>> written = CompletableFuture.supplyAsync(() -> {
+                source.put(key, 1, bytes(4));
+                return source.get(key);
+            });
+            assertThat(written.get(30, TimeUnit.SECONDS)).contains(new Versioned(1, bytes(4)));
+        }
+    }
+
+    @Test
+    void writersOnEverySlotDuringACopyLoseNothingAndTheFiguresMatchTheKeys() throws Exception {
+        for (String key : keysOf(3, 200)) {
+            source.put(key, 0, bytes(40));
+        }
+        AtomicBoolean stop = new AtomicBoolean();
+        List<CompletableFuture<Integer>> writers = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            int thread = t;
+            writers.add(CompletableFuture.supplyAsync(() -> {
+                Random random = new Random(thread);
+                int writes = 0;
+                while (!stop.get() || writes < 2_000) {
+                    source.put("w" + thread + "-" + random.nextInt(300), writes + 1, bytes(1 + random.nextInt(60)));
+                    writes++;
+                }
+                return writes;
+            }));
+        }
+        target.startCopy("m", 3, "src", CHUNK_BYTES / 2);
+        while (target.copyProgress("m").status() == CopyProgress.Status.RUNNING) {
+            clock.addAndGet(1_000);
+        }
+        stop.set(true);
+        for (CompletableFuture<Integer> w : writers) {
+            assertThat(w.get(60, TimeUnit.SECONDS)).isGreaterThanOrEqualTo(2_000);
+        }
+
+        assertThat(target.copyProgress("m").status()).isEqualTo(CopyProgress.Status.DONE);
+        assertThat(target.keys(3)).containsExactlyElementsOf(source.keys(3));
+        for (String key : source.keys(3)) {
+            assertThat(target.get(key)).as(key).isEqualTo(source.get(key));
+        }
+        for (LedgerNodeStore store : List.of(source, target)) {
+            Map<Integer, Long> counted = new java.util.TreeMap<>();
+            for (int slot = 0; slot < SLOTS; slot++) {
+                for (String key : store.keys(slot)) {
+                    counted.merge(slot, LedgerNodeStore.size(key, store.get(key).orElseThrow()), Long::sum);
+                }
+            }
+            assertThat(store.shardBytes()).as(store.node()).isEqualTo(counted);
+        }
     }
 }
