@@ -149,7 +149,10 @@ public final class StoreUnderMigration implements Callable<Integer> {
         Histogram quiet = new Histogram(HIGHEST_MICROS, 3);
         Histogram migrating = new Histogram(HIGHEST_MICROS, 3);
         Histogram switches = new Histogram(HIGHEST_MICROS, 3);
-        Writer writer = new Writer(cluster, drawKeys(), writesPerSecond, valueBytes, quiet, migrating);
+        Histogram movedSlots = new Histogram(HIGHEST_MICROS, 3);
+        List<Histogram> quietRounds = new ArrayList<>();
+        List<Histogram> migratingRounds = new ArrayList<>();
+        Writer writer = new Writer(cluster, drawKeys(), writesPerSecond, valueBytes, quiet, migrating, movedSlots);
         Driver driver = new Driver(cluster, settings.rateLimiter(), settings.maxParallel(), writer, switches);
         Thread writerThread = new Thread(writer, "bench-writer");
         Thread driverThread = new Thread(driver, "bench-migrations");
@@ -157,18 +160,22 @@ public final class StoreUnderMigration implements Callable<Integer> {
         driverThread.start();
         try {
             // a first quiet phase warms the JIT and RocksDB's caches; it counts nowhere
-            writer.phase(null);
+            writer.phase(null, null);
             Thread.sleep(TimeUnit.SECONDS.toMillis(phaseSeconds));
             for (int round = 1; round <= rounds; round++) {
-                writer.phase(quiet);
+                Histogram quietRound = new Histogram(HIGHEST_MICROS, 3);
+                Histogram migratingRound = new Histogram(HIGHEST_MICROS, 3);
+                quietRounds.add(quietRound);
+                migratingRounds.add(migratingRound);
+                writer.phase(quiet, quietRound);
                 System.out.printf("round %d: quiet%n", round);
                 Thread.sleep(TimeUnit.SECONDS.toMillis(phaseSeconds));
-                writer.phase(migrating);
+                writer.phase(migrating, migratingRound);
                 driver.migrate(true);
                 System.out.printf("round %d: migrating%n", round);
                 Thread.sleep(TimeUnit.SECONDS.toMillis(phaseSeconds));
                 // the batch under way finishes uncounted, so that no migration reaches into a quiet phase
-                writer.phase(null);
+                writer.phase(null, null);
                 driver.migrate(false);
                 driver.awaitIdle();
             }
@@ -184,7 +191,7 @@ public final class StoreUnderMigration implements Callable<Integer> {
         if (driver.failure != null) {
             throw new IllegalStateException("the migration driver failed", driver.failure);
         }
-        return new Result(quiet, migrating, switches, driver.moved, driver.bytesCopied, driver.lastBudget, writer.behind,
+        return new Result(quiet, migrating, movedSlots, quietRounds, migratingRounds, switches, driver.moved, driver.bytesCopied, driver.lastBudget, writer.behind,
                 governor == null ? null : governor.intervals(), governor == null ? null : governor.state());
     }
 
@@ -203,7 +210,8 @@ public final class StoreUnderMigration implements Callable<Integer> {
     }
 
     /** The figures of one run. */
-    private record Result(Histogram quiet, Histogram migrating, Histogram switches, int moved, long bytesCopied,
+    private record Result(Histogram quiet, Histogram migrating, Histogram movedSlots, List<Histogram> quietRounds,
+                          List<Histogram> migratingRounds, Histogram switches, int moved, long bytesCopied,
                           long budget, long behind, LatencyGovernor.Intervals paceIntervals, CopyPacer.Pace pace) {
         String markdown(int rate, int phaseSeconds, int rounds) {
             StringBuilder out = new StringBuilder();
@@ -220,6 +228,11 @@ public final class StoreUnderMigration implements Callable<Integer> {
             out.append("| write latency (µs, from due time) | writes | p50 | p99 | p99.9 | max |\n|---|---:|---:|---:|---:|---:|\n");
             out.append(row("quiet (baseline)", quiet));
             out.append(row("migrating", migrating));
+            Histogram others = migrating.copy();
+            others.subtract(movedSlots);
+            out.append(row("migrating: writes of a slot being moved (dual-written)", movedSlots));
+            out.append(row("migrating: writes of every other slot", others));
+            out.append(String.format("%np99 per round (µs): quiet %s; migrating %s%n", p99s(quietRounds), p99s(migratingRounds)));
             double ratio = (double) migrating.getValueAtPercentile(99) / quiet.getValueAtPercentile(99);
             out.append(String.format("%nwrite latency p99, migrating ÷ quiet: %.3f (%+.1f %%; paper: at most +5 %%)%n",
                     ratio, (ratio - 1) * 100));
@@ -228,6 +241,10 @@ public final class StoreUnderMigration implements Callable<Integer> {
                     switches.getValueAtPercentile(50) / 1000.0, switches.getValueAtPercentile(99) / 1000.0,
                     switches.getMaxValue() / 1000.0, switches.getTotalCount()));
             return out.toString();
+        }
+
+        private static String p99s(List<Histogram> rounds) {
+            return String.join(" / ", rounds.stream().map(h -> Long.toString(h.getValueAtPercentile(99))).toList());
         }
 
         private static String row(String name, Histogram h) {
@@ -241,11 +258,14 @@ public final class StoreUnderMigration implements Callable<Integer> {
         final List<RocksDbNodeStore> stores = new ArrayList<>();
         final Map<String, RocksDbNodeStore> byId = new HashMap<>();
         final AtomicIntegerArray owner;
+        /** 1 while a slot is being moved: from its copy's start to its cleanup. */
+        final AtomicIntegerArray moving;
         final int slots;
 
         private Cluster(int slots) {
             this.slots = slots;
             this.owner = new AtomicIntegerArray(slots);
+            this.moving = new AtomicIntegerArray(slots);
         }
 
         static Cluster open(Path dir, int nodes, int slots) {
@@ -295,23 +315,27 @@ public final class StoreUnderMigration implements Callable<Integer> {
         private final byte[] value;
         private final Histogram quiet;
         private final Histogram migrating;
+        private final Histogram movedSlots;
         private volatile Histogram phase;
+        private volatile Histogram round;
         private volatile boolean running = true;
         private volatile long written;
         volatile long behind;
         volatile Throwable failure;
 
-        Writer(Cluster cluster, String[] keys, int rate, int valueBytes, Histogram quiet, Histogram migrating) {
+        Writer(Cluster cluster, String[] keys, int rate, int valueBytes, Histogram quiet, Histogram migrating, Histogram movedSlots) {
             this.cluster = cluster;
             this.keys = keys;
             this.rate = rate;
             this.value = new byte[valueBytes];
             this.quiet = quiet;
             this.migrating = migrating;
+            this.movedSlots = movedSlots;
         }
 
-        /** From now on, writes due count in {@code h} (null: nowhere). */
-        void phase(Histogram h) {
+        /** From now on, writes due count in {@code h} and {@code roundOfIt} (null: nowhere). */
+        void phase(Histogram h, Histogram roundOfIt) {
+            round = roundOfIt;
             phase = h;
         }
 
@@ -340,11 +364,20 @@ public final class StoreUnderMigration implements Callable<Integer> {
                         }
                     }
                     Histogram h = phase;
+                    Histogram r = round;
                     String key = keys[(int) (n & (keys.length - 1))];
-                    write(key, version++);
-                    long micros = (System.nanoTime() - due) / 1000;
+                    int slot = cluster.slotOf(key);
+                    boolean moved = cluster.moving.get(slot) == 1;
+                    write(key, slot, version++);
+                    long micros = Math.min((System.nanoTime() - due) / 1000, HIGHEST_MICROS);
                     if (h != null) {
-                        h.recordValue(Math.min(micros, HIGHEST_MICROS));
+                        h.recordValue(micros);
+                        if (r != null) {
+                            r.recordValue(micros);
+                        }
+                        if (h == migrating && moved) {
+                            movedSlots.recordValue(micros);
+                        }
                     }
                     written++;
                     behind = Math.max(behind, (System.nanoTime() - due) / (1_000_000_000L / rate));
@@ -356,8 +389,7 @@ public final class StoreUnderMigration implements Callable<Integer> {
             }
         }
 
-        private void write(String key, long version) {
-            int slot = cluster.slotOf(key);
+        private void write(String key, int slot, long version) {
             while (true) {
                 try {
                     cluster.stores.get(cluster.owner.get(slot)).put(key, version, value);
@@ -470,6 +502,7 @@ public final class StoreUnderMigration implements Callable<Integer> {
             batchNumber++;
             long share = Math.max(1, limiter.budget(load) / moves.size());
             for (Move m : moves) {
+                cluster.moving.set(m.slot(), 1);
                 m.target().startCopy(m.id(), m.slot(), m.source().node(), share);
             }
             long lastRate = System.nanoTime();
@@ -514,6 +547,7 @@ public final class StoreUnderMigration implements Callable<Integer> {
             }
             for (Move m : moves) {
                 m.source().cleanup(m.id(), m.slot());
+                cluster.moving.set(m.slot(), 0);
             }
             moved += moves.size();
         }
