@@ -47,7 +47,7 @@ public final class SimulateCommand implements Callable<Integer> {
             description = {"How SkewGuard runs; the other policies are the same in both. model: the apps' pure policy "
                     + "classes once per step (seconds). fast: the real detector, balancer and migrator topologies under "
                     + "TopologyTestDriver and real node agents on in-memory stores, in simulated time, no broker (minutes; "
-                    + "scenarios without node joins or losses). Default: ${DEFAULT-VALUE}"})
+                    + "joins and losses as membership changes the migrator follows). Default: ${DEFAULT-VALUE}"})
     private String modeName;
 
     @Option(names = "--list", description = "list the shipped scenarios")
