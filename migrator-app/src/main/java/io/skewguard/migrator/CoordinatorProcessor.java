@@ -117,7 +117,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     private boolean rekeyed;
     private ProcessorContext<String, MigratorOutput> context;
     private KeyValueStore<String, RepairState> repairs;
-    private KeyValueStore<String, CapacityEvent> capacity;
+    private final StoreMirror<CapacityEvent> capacity = new StoreMirror<>();
     private KeyValueStore<String, SkewReport> reports;
     private KeyValueStore<String, SlotAssignment> slots;
     /** {@link #rows}' copy of each cluster's slot table, dropped on every write of the cluster's rows and on init. */
@@ -166,7 +166,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         this.known.clear(); // a re-initialised task may have restored less than this instance saw
         this.rowCache.clear(); // so may its slot table: an aborted transaction's rows are not in the store
         this.repairs = context.getStateStore(REPAIR_STORE);
-        this.capacity = context.getStateStore(CAPACITY_STORE);
+        this.capacity.attach(context.getStateStore(CAPACITY_STORE));
         this.reports = context.getStateStore(REPORT_STORE);
         this.slots = context.getStateStore(SLOT_STORE);
         this.published = context.getStateStore(PUBLISHED_STORE);
@@ -211,7 +211,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             if (refusedAsNewCluster(record, cluster) || refusedAsNewNode(record, c.value())) {
                 return;
             }
-            boolean first = capacity.get(storeKey(cluster, c.value().getNode())) == null;
+            boolean first = capacity.get(cluster, c.value().getNode()) == null;
             keepLatest(c.value());
             remember(cluster);
             followCapacity(c.value(), first, now);
@@ -277,12 +277,9 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     private void spread(String cluster, SkewReport report, long now) {
         SpreadState before = spreads.get(cluster);
         Map<String, Long> totals = new HashMap<>();
-        try (KeyValueIterator<String, CapacityEvent> it = capacity.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
-            while (it.hasNext()) {
-                CapacityEvent e = it.next().value;
-                if (planned(cluster, e.getNode())) {
-                    totals.put(e.getNode(), e.getTotalBytes());
-                }
+        for (CapacityEvent e : capacity.values(cluster)) {
+            if (planned(cluster, e.getNode())) {
+                totals.put(e.getNode(), e.getTotalBytes());
             }
         }
         Members live = members(cluster);
@@ -379,16 +376,10 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
 
     /** Dead-letters a capacity report of a new node when its cluster has {@code max-nodes-per-cluster} already. */
     private boolean refusedAsNewNode(Record<String, MigratorInput> record, CapacityEvent event) {
-        if (capacity.get(storeKey(event.getCluster(), event.getNode())) != null) {
+        if (capacity.get(event.getCluster(), event.getNode()) != null) {
             return false;
         }
-        long held = 0;
-        try (KeyValueIterator<String, CapacityEvent> it = capacity.prefixScan(clusterPrefix(event.getCluster()), new StringSerializer())) {
-            while (it.hasNext()) {
-                it.next();
-                held++;
-            }
-        }
+        long held = capacity.size(event.getCluster());
         return limits.overNodes(event.getCluster(), event.getNode(), held).map(reason -> refuse(record, reason)).orElse(false);
     }
 
@@ -450,16 +441,13 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             }
             Set<String> gone = new HashSet<>();
             int left = 0;
-            try (KeyValueIterator<String, CapacityEvent> it = capacity.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
-                while (it.hasNext()) {
-                    CapacityEvent e = it.next().value;
-                    // with auto-loss a member in a running batch is lost too: the batch stops waiting for it
-                    if (limits.expired(e.getEventTime().toEpochMilli(), now) && (!busy.contains(e.getNode())
-                            || autoLoss && planned(cluster, e.getNode()))) {
-                        gone.add(e.getNode());
-                    } else {
-                        left++;
-                    }
+            for (CapacityEvent e : capacity.values(cluster)) {
+                // with auto-loss a member in a running batch is lost too: the batch stops waiting for it
+                if (limits.expired(e.getEventTime().toEpochMilli(), now) && (!busy.contains(e.getNode())
+                        || autoLoss && planned(cluster, e.getNode()))) {
+                    gone.add(e.getNode());
+                } else {
+                    left++;
                 }
             }
             Set<String> silent = autoLoss ? silentMembers(cluster, now) : Set.of();
@@ -472,7 +460,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                     leave(cluster, node, Member.Standing.LOST, "lost: no capacity report for "
                             + io.skewguard.runtime.settings.Durations.format(limits.nodeExpiry()), now);
                 }
-                capacity.delete(storeKey(cluster, node));
+                capacity.delete(cluster, node);
                 LOG.info("{}: node {} sent no capacity report for {}; removed from the migrator's state",
                         cluster, node, limits.nodeExpiry());
             }
@@ -497,7 +485,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         }
         Set<String> silent = new java.util.TreeSet<>();
         for (String node : named) {
-            if (capacity.get(storeKey(cluster, node)) != null) {
+            if (capacity.get(cluster, node) != null) {
                 continue;
             }
             Member m = members.get(storeKey(cluster, node));
@@ -551,7 +539,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             return;
         }
         Map<String, CapacityEvent> capacityRows = new HashMap<>();
-        try (KeyValueIterator<String, CapacityEvent> it = capacity.all()) {
+        try (KeyValueIterator<String, CapacityEvent> it = capacity.store().all()) {
             while (it.hasNext()) {
                 KeyValue<String, CapacityEvent> kv = it.next();
                 if (!kv.key.equals(storeKey(kv.value.getCluster(), kv.value.getNode()))) {
@@ -559,10 +547,9 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                 }
             }
         }
-        capacityRows.forEach((key, event) -> {
-            capacity.delete(key);
-            keepLatest(event);
-        });
+        capacityRows.keySet().forEach(capacity.store()::delete);
+        capacity.forget();
+        capacityRows.values().forEach(this::keepLatest);
         Map<String, SlotAssignment> slotRows = new HashMap<>();
         try (KeyValueIterator<String, SlotAssignment> it = slots.all()) {
             while (it.hasNext()) {
@@ -747,10 +734,9 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     }
 
     private void keepLatest(CapacityEvent event) {
-        String key = storeKey(event.getCluster(), event.getNode());
-        CapacityEvent known = capacity.get(key);
+        CapacityEvent known = capacity.get(event.getCluster(), event.getNode());
         if (known == null || !known.getEventTime().isAfter(event.getEventTime())) {
-            capacity.put(key, event);
+            capacity.put(event.getCluster(), event.getNode(), event);
         }
     }
 
@@ -761,16 +747,13 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
      */
     private ClusterView view(String cluster, long now) {
         List<CapacityReading> readings = new ArrayList<>();
-        try (KeyValueIterator<String, CapacityEvent> it = capacity.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
-            while (it.hasNext()) {
-                CapacityEvent e = it.next().value;
-                Map<Integer, Long> shards = new HashMap<>();
-                for (ShardUsage s : e.getShards()) {
-                    shards.merge(s.getSlot(), s.getUsedBytes(), Long::sum);
-                }
-                readings.add(new CapacityReading(e.getNode(), e.getUsedBytes(), e.getTotalBytes(), e.getRack(), shards,
-                        e.getEventTime().toEpochMilli()));
+        for (CapacityEvent e : capacity.values(cluster)) {
+            Map<Integer, Long> shards = new HashMap<>();
+            for (ShardUsage s : e.getShards()) {
+                shards.merge(s.getSlot(), s.getUsedBytes(), Long::sum);
             }
+            readings.add(new CapacityReading(e.getNode(), e.getUsedBytes(), e.getTotalBytes(), e.getRack(), shards,
+                    e.getEventTime().toEpochMilli()));
         }
         SkewReport report = reports.get(cluster);
         long[] heat = report == null ? new long[0] : report.getSlotHeat().stream().mapToLong(Long::longValue).toArray();
@@ -1284,7 +1267,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         String node = request.getNode();
         String key = storeKey(cluster, node);
         Member m = members.get(key);
-        boolean known = m != null || capacity.get(key) != null || rows(cluster).stream().anyMatch(r -> r.candidates().contains(node));
+        boolean known = m != null || capacity.get(cluster, node) != null || rows(cluster).stream().anyMatch(r -> r.candidates().contains(node));
         if (request.getState() != MembershipState.ACTIVE && !known) {
             refuse(record, "invalid: node " + DeadLetter.quote(node) + " is not a node of cluster " + DeadLetter.quote(cluster)
                     + " (no capacity report, membership or candidate set names it): cannot set it " + request.getState());
@@ -1299,7 +1282,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                     String rack = request.getRack() != null ? request.getRack() : m != null ? m.rack() : null;
                     members.put(key, Member.active(node, rack, now));
                     LOG.info("{}: node {} added by an operator (was {})", cluster, node, m == null ? "unknown" : standing);
-                    if (capacity.get(key) != null && hasTable(cluster)) {
+                    if (capacity.get(cluster, node) != null && hasTable(cluster)) {
                         step(cluster, now, state -> coordinator.startRepair(state, "repair started: node " + node
                                 + " added by an operator", now, () -> planView(cluster, now), controlsOf(cluster)));
                     }
@@ -1332,8 +1315,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         Map<Integer, Long> held = MembershipChanges.held(node, reading(cluster, node), rows);
         int shards = (int) held.values().stream().filter(b -> b > 0).count();
         long bytes = held.values().stream().mapToLong(Long::longValue).sum();
-        String rack = m != null ? m.rack() : capacity.get(storeKey(cluster, node)) != null
-                ? capacity.get(storeKey(cluster, node)).getRack() : null;
+        String rack = m != null ? m.rack() : capacity.get(cluster, node) != null ? capacity.get(cluster, node).getRack() : null;
         members.put(storeKey(cluster, node), (m != null ? m : Member.active(node, rack, now)).draining(now, shards, bytes));
         step(cluster, now, state -> {
             RepairState next = publishUpdate(cluster, marked, state, now);
@@ -1391,7 +1373,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         Set<Integer> keep = before == null ? Set.of() : LostParticipants.switchesStillToCome(before.batch(), node);
         Map<Integer, MembershipChanges.Row> replaced = replacing(cluster, rows, node, keep, true);
         Member m = members.get(storeKey(cluster, node));
-        CapacityEvent latest = capacity.get(storeKey(cluster, node));
+        CapacityEvent latest = capacity.get(cluster, node);
         String rack = m != null ? m.rack() : latest != null ? latest.getRack() : null;
         members.put(storeKey(cluster, node), m != null ? m.with(standing, now) : new Member(node, standing, rack, now, 0, 0, 0));
         String[] reason = new String[1];
@@ -1453,12 +1435,9 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     private Members members(String cluster) {
         Map<String, String> racks = new HashMap<>();
         Set<String> eligible = new HashSet<>();
-        try (KeyValueIterator<String, CapacityEvent> it = capacity.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
-            while (it.hasNext()) {
-                CapacityEvent e = it.next().value;
-                racks.put(e.getNode(), e.getRack());
-                eligible.add(e.getNode());
-            }
+        for (CapacityEvent e : capacity.values(cluster)) {
+            racks.put(e.getNode(), e.getRack());
+            eligible.add(e.getNode());
         }
         try (KeyValueIterator<String, Member> it = members.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
             while (it.hasNext()) {
@@ -1549,7 +1528,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     }
 
     private CapacityReading reading(String cluster, String node) {
-        CapacityEvent e = capacity.get(storeKey(cluster, node));
+        CapacityEvent e = capacity.get(cluster, node);
         if (e == null) {
             return null;
         }
