@@ -123,7 +123,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     /** {@link #rows}' copy of each cluster's slot table, dropped on every write of the cluster's rows and on init. */
     private final Map<String, List<MembershipChanges.Row>> rowCache = new HashMap<>();
     private KeyValueStore<String, byte[]> published;
-    private KeyValueStore<String, Member> members;
+    private final StoreMirror<Member> members = new StoreMirror<>();
     private KeyValueStore<String, OperatorControl> controlStore;
     /** Each cluster's controls as folded from {@link #controlStore}, since {@link #init}. */
     private final Map<String, ClusterControls> controls = new HashMap<>();
@@ -172,7 +172,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         this.published = context.getStateStore(PUBLISHED_STORE);
         this.adoptedEpochs.clear();
         this.removedHere.clear();
-        this.members = context.getStateStore(MEMBERSHIP_STORE);
+        this.members.attach(context.getStateStore(MEMBERSHIP_STORE));
         this.controlStore = context.getStateStore(CONTROL_STORE);
         this.controls.clear();
         this.decisionLog = new DecisionLog(APP, settings.decisionInterval().toMillis());
@@ -488,9 +488,9 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             if (capacity.get(cluster, node) != null) {
                 continue;
             }
-            Member m = members.get(storeKey(cluster, node));
+            Member m = members.get(cluster, node);
             if (m == null) {
-                members.put(storeKey(cluster, node), Member.active(node, null, now)); // silent from now on
+                members.put(cluster, node, Member.active(node, null, now)); // silent from now on
             } else if (m.standing().planned() && limits.expired(m.since(), now)) {
                 silent.add(node);
             }
@@ -510,13 +510,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         rows.forEach(slots::delete);
         removedHere.add(cluster);
         tabled.remove(cluster);
-        List<String> memberRows = new ArrayList<>();
-        try (KeyValueIterator<String, Member> it = members.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
-            while (it.hasNext()) {
-                memberRows.add(it.next().key);
-            }
-        }
-        memberRows.forEach(members::delete);
+        members.deleteAll(cluster);
         reports.delete(cluster);
         spreads.delete(cluster);
         repairs.delete(cluster);
@@ -782,7 +776,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             List<CapacityReading> planned = new ArrayList<>();
             for (CapacityReading r : readings) {
                 Set<Integer> out = spreadShards.get(r.node());
-                Member member = members.get(storeKey(cluster, r.node()));
+                Member member = members.get(cluster, r.node());
                 if (out == null || member != null && member.standing() == Member.Standing.DRAINING) {
                     planned.add(r);
                 } else {
@@ -1163,14 +1157,11 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         ClusterView v = view(cluster, now);
         Set<String> draining = new HashSet<>();
         Set<String> left = new HashSet<>();
-        try (KeyValueIterator<String, Member> it = members.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
-            while (it.hasNext()) {
-                Member m = it.next().value;
-                if (m.standing() == Member.Standing.DRAINING) {
-                    draining.add(m.node());
-                } else if (!m.standing().planned()) {
-                    left.add(m.node());
-                }
+        for (Member m : members.values(cluster)) {
+            if (m.standing() == Member.Standing.DRAINING) {
+                draining.add(m.node());
+            } else if (!m.standing().planned()) {
+                left.add(m.node());
             }
         }
         return v.planning(node -> !left.contains(node), draining, controlsOf(cluster).excluded());
@@ -1178,7 +1169,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
 
     /** True when {@code node} counts in plans: a member, or a node from before membership was kept. */
     private boolean planned(String cluster, String node) {
-        Member m = members.get(storeKey(cluster, node));
+        Member m = members.get(cluster, node);
         return m == null || m.standing().planned();
     }
 
@@ -1186,10 +1177,10 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     private void followCapacity(CapacityEvent event, boolean first, long now) {
         String cluster = event.getCluster();
         String node = event.getNode();
-        Member m = members.get(storeKey(cluster, node));
+        Member m = members.get(cluster, node);
         if (first && (m == null || m.standing() == Member.Standing.LOST)) {
             if (!hasTable(cluster) || m == null && namedInTable(cluster, node)) {
-                members.put(storeKey(cluster, node), Member.active(node, event.getRack(), now));
+                members.put(cluster, node, Member.active(node, event.getRack(), now));
                 if (readOnlyInTable(cluster, node)) {
                     // an adopted table in the middle of a drain: the operator's DRAINING record is the
                     // node's latest on the compacted membership topic, and this input brings it again;
@@ -1206,14 +1197,14 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                 String reason = "joined: first capacity report" + (event.getRack() == null ? "" : ", rack " + event.getRack())
                         + ", " + MembershipChanges.bytes(event.getTotalBytes()) + " capacity";
                 LOG.info("{}: node {} {}", cluster, node, reason);
-                members.put(storeKey(cluster, node), Member.active(node, event.getRack(), now));
+                members.put(cluster, node, Member.active(node, event.getRack(), now));
                 publishMembership(cluster, node, MembershipState.ACTIVE, event.getRack(), event.getTotalBytes(), reason, null, now);
                 step(cluster, now, state -> coordinator.startRepair(state, "repair started: node " + node + " joined", now,
                         () -> planView(cluster, now), controlsOf(cluster)));
             } else {
                 LOG.warn("{}: node {} reports capacity but is not a member (auto-join is off): left out of plans until an "
                         + "operator adds it", cluster, node);
-                members.put(storeKey(cluster, node), new Member(node, Member.Standing.WAITING, event.getRack(), now, 0, 0, 0));
+                members.put(cluster, node, new Member(node, Member.Standing.WAITING, event.getRack(), now, 0, 0, 0));
             }
         } else if (m != null && m.standing() == Member.Standing.DRAINING) {
             finishDrainIfDone(cluster, m, now);
@@ -1237,12 +1228,9 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         }
         List<MembershipChanges.Row> rows = rows(cluster);
         List<Member> pending = new ArrayList<>();
-        try (KeyValueIterator<String, Member> it = members.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
-            while (it.hasNext()) {
-                Member m = it.next().value;
-                if (m.standing() == Member.Standing.DRAINING) {
-                    pending.add(m);
-                }
+        for (Member m : members.values(cluster)) {
+            if (m.standing() == Member.Standing.DRAINING) {
+                pending.add(m);
             }
         }
         for (Member m : pending) {
@@ -1253,7 +1241,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                 continue;
             }
             if (m.drainShards() == 0) { // counted now, for the DRAINED reason
-                members.put(storeKey(cluster, m.node()), new Member(m.node(), m.standing(), m.rack(), m.since(), m.drainMarkedAt(),
+                members.put(cluster, m.node(), new Member(m.node(), m.standing(), m.rack(), m.since(), m.drainMarkedAt(),
                         shards, bytes));
             }
             step(cluster, now, s -> coordinator.startRepair(s, "repair started: node " + m.node() + " draining (" + shards + " shards, "
@@ -1265,8 +1253,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     private void onOperator(Record<String, MigratorInput> record, NodeMembership request, long now) {
         String cluster = request.getCluster();
         String node = request.getNode();
-        String key = storeKey(cluster, node);
-        Member m = members.get(key);
+        Member m = members.get(cluster, node);
         boolean known = m != null || capacity.get(cluster, node) != null || rows(cluster).stream().anyMatch(r -> r.candidates().contains(node));
         if (request.getState() != MembershipState.ACTIVE && !known) {
             refuse(record, "invalid: node " + DeadLetter.quote(node) + " is not a node of cluster " + DeadLetter.quote(cluster)
@@ -1280,7 +1267,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
                     cancelDrain(cluster, m, now);
                 } else if (m == null || standing != Member.Standing.ACTIVE) {
                     String rack = request.getRack() != null ? request.getRack() : m != null ? m.rack() : null;
-                    members.put(key, Member.active(node, rack, now));
+                    members.put(cluster, node, Member.active(node, rack, now));
                     LOG.info("{}: node {} added by an operator (was {})", cluster, node, m == null ? "unknown" : standing);
                     if (capacity.get(cluster, node) != null && hasTable(cluster)) {
                         step(cluster, now, state -> coordinator.startRepair(state, "repair started: node " + node
@@ -1297,7 +1284,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             }
             case REMOVED -> {
                 if (standing == Member.Standing.LOST) {
-                    members.put(key, m.with(Member.Standing.REMOVED, now));
+                    members.put(cluster, node, m.with(Member.Standing.REMOVED, now));
                     publishMembership(cluster, node, MembershipState.REMOVED, m.rack(), null,
                             "removed by an operator after it was lost (already replaced)", null, now);
                 } else if (standing != Member.Standing.REMOVED) {
@@ -1316,7 +1303,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         int shards = (int) held.values().stream().filter(b -> b > 0).count();
         long bytes = held.values().stream().mapToLong(Long::longValue).sum();
         String rack = m != null ? m.rack() : capacity.get(cluster, node) != null ? capacity.get(cluster, node).getRack() : null;
-        members.put(storeKey(cluster, node), (m != null ? m : Member.active(node, rack, now)).draining(now, shards, bytes));
+        members.put(cluster, node, (m != null ? m : Member.active(node, rack, now)).draining(now, shards, bytes));
         step(cluster, now, state -> {
             RepairState next = publishUpdate(cluster, marked, state, now);
             LOG.info("{}: draining node {}: read-only in {} candidate sets at routing epoch {}; {} shards ({}) to move", cluster, node,
@@ -1328,7 +1315,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
 
     private void cancelDrain(String cluster, Member m, long now) {
         Map<Integer, MembershipChanges.Row> cleared = MembershipChanges.clearReadOnly(rows(cluster), m.node());
-        members.put(storeKey(cluster, m.node()), m.with(Member.Standing.ACTIVE, now));
+        members.put(cluster, m.node(), m.with(Member.Standing.ACTIVE, now));
         step(cluster, now, state -> {
             RepairState next = publishUpdate(cluster, cleared, state, now);
             String reason = "drain cancelled by an operator: read-only marks cleared in " + cleared.size()
@@ -1350,7 +1337,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         // it holds nothing of the slots it spread or held either (their shards moved like the others): it leaves them
         Map<Integer, MembershipChanges.Row> replaced = new java.util.TreeMap<>(MembershipChanges.dropFromSpread(rows, m.node()));
         replaced.putAll(replacing(cluster, rows, m.node(), Set.of(), false));
-        members.put(storeKey(cluster, m.node()), m.with(Member.Standing.DRAINED, now));
+        members.put(cluster, m.node(), m.with(Member.Standing.DRAINED, now));
         step(cluster, now, s -> {
             RepairState next = publishUpdate(cluster, replaced, s, now);
             String reason = "drained: " + m.drainShards() + " shards (" + MembershipChanges.bytes(m.drainBytes()) + ") moved, replaced in "
@@ -1372,10 +1359,10 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         RepairState before = repairs.get(cluster);
         Set<Integer> keep = before == null ? Set.of() : LostParticipants.switchesStillToCome(before.batch(), node);
         Map<Integer, MembershipChanges.Row> replaced = replacing(cluster, rows, node, keep, true);
-        Member m = members.get(storeKey(cluster, node));
+        Member m = members.get(cluster, node);
         CapacityEvent latest = capacity.get(cluster, node);
         String rack = m != null ? m.rack() : latest != null ? latest.getRack() : null;
-        members.put(storeKey(cluster, node), m != null ? m.with(standing, now) : new Member(node, standing, rack, now, 0, 0, 0));
+        members.put(cluster, node, m != null ? m.with(standing, now) : new Member(node, standing, rack, now, 0, 0, 0));
         String[] reason = new String[1];
         step(cluster, now, state -> {
             RepairState next = publishUpdate(cluster, replaced, state, now);
@@ -1398,7 +1385,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             Set<String> gone = new HashSet<>();
             for (Migration mig : current.batch().migrations()) {
                 for (String node : mig.participants()) {
-                    Member m = members.get(storeKey(current.cluster(), node));
+                    Member m = members.get(current.cluster(), node);
                     if (m != null && (m.standing() == Member.Standing.LOST || m.standing() == Member.Standing.REMOVED)) {
                         gone.add(node);
                     }
@@ -1439,18 +1426,15 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
             racks.put(e.getNode(), e.getRack());
             eligible.add(e.getNode());
         }
-        try (KeyValueIterator<String, Member> it = members.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
-            while (it.hasNext()) {
-                Member m = it.next().value;
-                if (m.standing().planned()) {
-                    racks.putIfAbsent(m.node(), m.rack());
-                }
-                if (m.standing() == Member.Standing.ACTIVE) {
-                    eligible.add(m.node());
-                } else {
-                    racks.remove(m.node());
-                    eligible.remove(m.node());
-                }
+        for (Member m : members.values(cluster)) {
+            if (m.standing().planned()) {
+                racks.putIfAbsent(m.node(), m.rack());
+            }
+            if (m.standing() == Member.Standing.ACTIVE) {
+                eligible.add(m.node());
+            } else {
+                racks.remove(m.node());
+                eligible.remove(m.node());
             }
         }
         return new Members(racks, eligible);

@@ -13,7 +13,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * A state store keyed {@code cluster/rest}, with each cluster's rows decoded once and kept in
- * memory: the coordinator asks for a cluster's capacity reports or members on every report and
+ * memory: the coordinator asks for a cluster's capacity reports and members on every report and
  * every capacity event, and the store would decode every row each time.
  *
  * <p>Correct only while the store's one writer writes through this mirror, which the coordinator
@@ -82,6 +82,15 @@ final class StoreMirror<V> {
     void delete(String cluster, String rest) {
         store.delete(CoordinatorProcessor.storeKey(cluster, rest));
         rows(cluster).remove(rest);
+    }
+
+    /** Deletes every row of {@code cluster}. */
+    void deleteAll(String cluster) {
+        NavigableMap<String, V> rows = rows(cluster);
+        for (String rest : rows.keySet()) {
+            store.delete(CoordinatorProcessor.storeKey(cluster, rest));
+        }
+        rows.clear();
     }
 
     private NavigableMap<String, V> rows(String cluster) {
