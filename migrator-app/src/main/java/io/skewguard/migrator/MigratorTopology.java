@@ -71,6 +71,17 @@ public final class MigratorTopology {
      * every record). The stores stay changelogged either way.
      */
     public static Topology build(MigratorSettings settings, Function<String, KeyValueBytesStoreSupplier> stores) {
+        return build(settings, stores, true);
+    }
+
+    /**
+     * The topology with any kind of state store, changelogged or not. Without changelogs the stores
+     * cannot be restored: only for a run whose topology is never restarted and whose changelogs
+     * nobody reads (the simulator's fast mode, where the test driver would otherwise capture and check
+     * a changelog record for every store write).
+     */
+    public static Topology build(MigratorSettings settings, Function<String, KeyValueBytesStoreSupplier> stores,
+            boolean changelogs) {
         Topics topics = settings.topics();
         MigratorSerdes serdes = new MigratorSerdes(settings.serdeConfig());
         // an output over the producer's limit is a dead letter, not a transaction that never commits
@@ -88,10 +99,10 @@ public final class MigratorTopology {
         }
         StreamsBuilder builder = new StreamsBuilder();
 
-        builder.addStateStore(store(stores, CoordinatorProcessor.REPAIR_STORE, serdes.repairState()));
-        builder.addStateStore(store(stores, CoordinatorProcessor.CAPACITY_STORE, serdes.capacity()));
-        builder.addStateStore(store(stores, CoordinatorProcessor.REPORT_STORE, serdes.report()));
-        builder.addStateStore(store(stores, CoordinatorProcessor.SLOT_STORE, serdes.assignment()));
+        builder.addStateStore(store(stores, changelogs, CoordinatorProcessor.REPAIR_STORE, serdes.repairState()));
+        builder.addStateStore(store(stores, changelogs, CoordinatorProcessor.CAPACITY_STORE, serdes.capacity()));
+        builder.addStateStore(store(stores, changelogs, CoordinatorProcessor.REPORT_STORE, serdes.report()));
+        builder.addStateStore(store(stores, changelogs, CoordinatorProcessor.SLOT_STORE, serdes.assignment()));
         // the slot table as published, read back so that a migrator with fresh state adopts it rather
         // than building another one; a global store is restored to the topic's end before any record
         // is processed, so the first plan sees every row. Values stay bytes: a row nobody can decode
@@ -103,9 +114,9 @@ public final class MigratorTopology {
                 topics.slotTable(),
                 Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("published-slot-table"),
                 () -> new PublishedRows(CoordinatorProcessor.PUBLISHED_STORE));
-        builder.addStateStore(store(stores, CoordinatorProcessor.MEMBERSHIP_STORE, serdes.member()));
-        builder.addStateStore(store(stores, CoordinatorProcessor.CONTROL_STORE, serdes.control()));
-        builder.addStateStore(store(stores, CoordinatorProcessor.SPREAD_STORE, serdes.spreadState()));
+        builder.addStateStore(store(stores, changelogs, CoordinatorProcessor.MEMBERSHIP_STORE, serdes.member()));
+        builder.addStateStore(store(stores, changelogs, CoordinatorProcessor.CONTROL_STORE, serdes.control()));
+        builder.addStateStore(store(stores, changelogs, CoordinatorProcessor.SPREAD_STORE, serdes.spreadState()));
 
         KStream<String, MigratorInput> decoded = builder
                 .stream(List.of(topics.alerts(), topics.reports(), topics.nodeCapacity(), topics.migrationStatus(),
@@ -242,9 +253,9 @@ public final class MigratorTopology {
     }
 
     private static <V> StoreBuilder<KeyValueStore<String, V>> store(Function<String, KeyValueBytesStoreSupplier> stores,
-            String name, Serde<V> valueSerde) {
-        return Stores.keyValueStoreBuilder(stores.apply(name), Serdes.String(), valueSerde)
-                .withCachingDisabled()
-                .withLoggingEnabled(Map.of());
+            boolean changelogs, String name, Serde<V> valueSerde) {
+        StoreBuilder<KeyValueStore<String, V>> builder = Stores.keyValueStoreBuilder(stores.apply(name), Serdes.String(), valueSerde)
+                .withCachingDisabled();
+        return changelogs ? builder.withLoggingEnabled(Map.of()) : builder.withLoggingDisabled();
     }
 }

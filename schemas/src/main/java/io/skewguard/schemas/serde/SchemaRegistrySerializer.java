@@ -55,6 +55,10 @@ public final class SchemaRegistrySerializer<T extends IndexedRecord> implements 
    */
   private final DatumWriter<T> typedWriter;
   private final Map<String, Integer> typedIds = new ConcurrentHashMap<>();
+  /** Room a record's body gets before its sink grows: the largest record so far, up to {@link #MAX_SIZE_HINT}. */
+  private volatile int sizeHint = 128;
+
+  private static final int MAX_SIZE_HINT = 64 * 1024;
 
   private volatile SchemaRegistryClient client;
   private volatile boolean ownsClient;
@@ -139,11 +143,15 @@ public final class SchemaRegistrySerializer<T extends IndexedRecord> implements 
       id = schemaId(registry, topic, schema);
     }
     try {
-      ByteSink out = ByteSink.forRecord(128);
+      ByteSink out = ByteSink.forRecord(sizeHint);
       BinaryEncoder encoder = EncoderFactory.get().directBinaryEncoder(out, null); // no 2 KB buffer per record
       writer(data, schema).write(data, encoder);
       encoder.flush();
-      return out.withHeader(id);
+      byte[] bytes = out.withHeader(id);
+      if (bytes.length > sizeHint && bytes.length <= MAX_SIZE_HINT) {
+        sizeHint = bytes.length; // the next record of this kind likely as large: no copies while it is written
+      }
+      return bytes;
     } catch (IOException | RuntimeException e) {
       throw new SerializationException(
           topic + ": cannot encode " + schema.getName() + " with schema id " + id + ": " + e, e);

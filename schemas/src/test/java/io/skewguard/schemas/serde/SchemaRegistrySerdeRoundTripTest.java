@@ -50,6 +50,23 @@ class SchemaRegistrySerdeRoundTripTest {
     assertThat(serde.deserializer().deserialize("skew.node-weights", null)).isNull();
   }
 
+  @Test
+  void recordsOfEverySizeOneAfterAnotherReadBackExactlyWhateverTheSerializerLearntOfTheLastOnes() {
+    var serde = SchemaRegistrySerde.of(io.skewguard.schemas.CapacityEvent.class, config(), false);
+    var small = SampleRecords.capacitySparse();
+    var shards = new java.util.ArrayList<io.skewguard.schemas.ShardUsage>();
+    for (int slot = 0; slot < 2_000; slot++) {
+      shards.add(new io.skewguard.schemas.ShardUsage(slot, 1L << 40));
+    }
+    var large = io.skewguard.schemas.CapacityEvent.newBuilder(SampleRecords.capacityFull()).setShards(shards).build();
+    for (var record : java.util.List.of(small, large, small, large, small)) {
+      byte[] bytes = serde.serializer().serialize("skew.node-capacity", record);
+      assertThat(serde.deserializer().deserialize("skew.node-capacity", bytes)).isEqualTo(record);
+    }
+    byte[] once = serde.serializer().serialize("skew.node-capacity", small);
+    assertThat(serde.serializer().serialize("skew.node-capacity", small)).isEqualTo(once);
+  }
+
   @SuppressWarnings({"unchecked", "rawtypes"})
   private void roundTrip(SpecificRecord sample) {
     Class type = sample.getClass();

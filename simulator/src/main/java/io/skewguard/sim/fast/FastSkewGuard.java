@@ -205,7 +205,7 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         this.balancer = new TopologyTestDriver(
                 BalancerTopology.build(b, new WeightController(b.controller()), Stores::inMemoryKeyValueStore), bp, Instant.EPOCH);
         MigratorSettings m = FastModeSettings.migrator(scenario, registry, workDir.resolve("migrator"), spread);
-        Topology migratorTopology = MigratorTopology.build(m, Stores::inMemoryKeyValueStore);
+        Topology migratorTopology = MigratorTopology.build(m, Stores::inMemoryKeyValueStore, false); // never restarted
         this.migrator = new TopologyTestDriver(migratorTopology, MigratorTopology.streamsConfig(m), Instant.EPOCH);
         this.topics = b.topics();
         this.migratorReadsSlotTable = reads(migratorTopology, topics.slotTable());
