@@ -160,6 +160,41 @@ class RocksDbNodeStoreTest extends NodeStoreContract {
     }
 
     @Test
+    void aCloseWhileWritersRunWaitsForTheirWritesAndEveryAcknowledgedWriteIsThereAfterReopening() throws Exception {
+        RocksDbNodeStore store = (RocksDbNodeStore) source;
+        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(4);
+        List<java.util.concurrent.CompletableFuture<Map<String, Long>>> writers = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            int thread = t;
+            writers.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                Map<String, Long> acknowledged = new HashMap<>();
+                for (long version = 1; ; version++) {
+                    String key = "w" + thread + "-" + (version % 50);
+                    try {
+                        store.put(key, version, bytes(8));
+                    } catch (IllegalStateException closed) {
+                        assertThat(closed).hasMessageContaining("closed");
+                        return acknowledged;
+                    }
+                    acknowledged.put(key, version);
+                    if (version == 200) {
+                        started.countDown();
+                    }
+                }
+            }));
+        }
+        started.await();
+        store.close();
+
+        source = store("src");
+        for (var writer : writers) {
+            Map<String, Long> acknowledged = writer.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(acknowledged).isNotEmpty();
+            acknowledged.forEach((key, version) -> assertThat(source.get(key).orElseThrow().version()).as(key).isEqualTo(version));
+        }
+    }
+
+    @Test
     void aStoreThatSyncsEveryWriteReadsBackTheSame() {
         Path d = dir.resolve("synced");
         try (RocksDbNodeStore s = RocksDbNodeStore.open(d, "synced", SLOTS, clock::get, nodes::get, RocksDbNodeStore.Durability.POWER_LOSS)) {
