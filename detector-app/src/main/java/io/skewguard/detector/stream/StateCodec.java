@@ -30,13 +30,13 @@ public final class StateCodec {
 
     /** Serde of {@link PartialHeat} for the partials topic ({@code <application-id>-partials}). */
     public static Serde<PartialHeat> partialSerde() {
-        Serializer<PartialHeat> ser = (topic, p) -> p == null ? null : encode(out -> writePartial(out, p));
+        Serializer<PartialHeat> ser = (topic, p) -> p == null ? null : encode(sizeOf(p), out -> writePartial(out, p));
         Deserializer<PartialHeat> de = (topic, b) -> b == null ? null : decode(b, StateCodec::readPartial);
         return Serdes.serdeFrom(ser, de);
     }
 
     public static byte[] encode(BucketHeat h) {
-        return encode(out -> writeBucket(out, h));
+        return encode(sizeOf(h), out -> writeBucket(out, h));
     }
 
     public static BucketHeat decodeBucket(byte[] b) {
@@ -44,7 +44,7 @@ public final class StateCodec {
     }
 
     public static byte[] encode(NodeCapacity c) {
-        return encode(out -> writeCapacity(out, c));
+        return encode(sizeOf(c), out -> writeCapacity(out, c));
     }
 
     public static NodeCapacity decodeCapacity(byte[] b) {
@@ -52,7 +52,7 @@ public final class StateCodec {
     }
 
     public static byte[] encode(ClusterDetector.Progress p) {
-        return encode(out -> {
+        return encode(64, out -> {
             out.writeLong(p.watermark());
             out.writeLong(p.nextTick());
             out.writeByte(p.heatState().ordinal());
@@ -170,9 +170,34 @@ public final class StateCodec {
         T read(DataInputStream in) throws IOException;
     }
 
-    private static byte[] encode(Writer w) {
+    // what the writers below write, ids counted at two bytes a char (their modified UTF-8 is at most three)
+    private static int sizeOf(PartialHeat p) {
+        int size = 16 + 2 * p.cluster().length();
+        for (BucketHeat h : p.buckets()) {
+            size += sizeOf(h);
+        }
+        for (NodeCapacity c : p.capacities()) {
+            size += sizeOf(c);
+        }
+        return size;
+    }
+
+    private static int sizeOf(BucketHeat h) {
+        int size = 16 + 12 * h.slots().length;
+        for (String node : h.nodes()) {
+            size += 10 + 2 * node.length();
+        }
+        return size;
+    }
+
+    private static int sizeOf(NodeCapacity c) {
+        return 40 + 2 * c.node().length() + (c.rack() == null ? 0 : 2 * c.rack().length()) + 12 * c.shardSlots().length;
+    }
+
+    /** The bytes {@code w} writes after the version byte; {@code expectedSize} sizes the buffer (it grows if short). */
+    private static byte[] encode(int expectedSize, Writer w) {
         try {
-            ByteSink bytes = new ByteSink(256); // no lock per write, as ByteArrayOutputStream takes
+            ByteSink bytes = new ByteSink(expectedSize + 1); // no lock per write, as ByteArrayOutputStream takes
             DataOutputStream out = new DataOutputStream(bytes);
             out.writeByte(VERSION);
             w.write(out);

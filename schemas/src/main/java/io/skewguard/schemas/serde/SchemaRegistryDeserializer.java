@@ -11,9 +11,7 @@ import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.generic.IndexedRecord;
-import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DatumReader;
-import org.apache.avro.io.DecoderFactory;
 import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificDatumReader;
 import org.apache.avro.specific.SpecificRecord;
@@ -167,10 +165,10 @@ public final class SchemaRegistryDeserializer<T extends IndexedRecord> implement
     int id = WireFormat.readSchemaId(data);
     DatumReader<T> reader = reader(registry, topic, id);
     int bodyLength = data.length - WireFormat.HEADER_SIZE;
-    BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(data, WireFormat.HEADER_SIZE, bodyLength, null);
+    BoundedDecoder decoder = BoundedDecoder.over(data, WireFormat.HEADER_SIZE, bodyLength);
     T record;
     try {
-      record = reader.read(null, BoundedDecoder.wrap(decoder, bodyLength));
+      record = reader.read(null, decoder);
     } catch (EOFException e) {
       throw new SerializationException(
           topic + ": truncated Avro body: " + bodyLength + " bytes end before the record of schema id " + id
@@ -179,7 +177,7 @@ public final class SchemaRegistryDeserializer<T extends IndexedRecord> implement
       throw new SerializationException(
           topic + ": malformed Avro body for schema id " + id + " (" + bodyLength + " bytes): " + e.getMessage(), e);
     }
-    int trailing = remaining(decoder);
+    int trailing = decoder.remaining();
     if (trailing > 0) {
       throw new SerializationException(
           topic + ": " + trailing + " trailing bytes after the record of schema id " + id
@@ -254,19 +252,6 @@ public final class SchemaRegistryDeserializer<T extends IndexedRecord> implement
               + readerSchema.getFullName() + ": " + compatibility.getDescription());
     }
     return new GenericDatumReader<>(writerSchema, readerSchema, GenericData.get());
-  }
-
-  private static int remaining(BinaryDecoder decoder) {
-    try {
-      int count = 0;
-      while (!decoder.isEnd()) {
-        decoder.skipFixed(1);
-        count++;
-      }
-      return count;
-    } catch (IOException e) {
-      throw new SerializationException("cannot check for trailing bytes: " + e.getMessage(), e);
-    }
   }
 
   @Override

@@ -125,6 +125,7 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
     private final SchemaRegistrySerde<SkewReport> reportSerde;
     private final SchemaRegistrySerde<SkewAlert> alertSerde;
     private final SchemaRegistrySerde<CapacityEvent> capacitySerde;
+    private int lastStepEvents;
     private final SchemaRegistrySerde<WeightCommand> weightSerde;
     private final SchemaRegistrySerde<MigrationCommand> commandSerde;
     private final SchemaRegistrySerde<MigrationStatus> statusSerde;
@@ -271,7 +272,7 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         advanceWallClocks(end);
 
         // 1. the detector: the step's writes and every node's capacity, then close the step's tick
-        List<SpecificRecord> events = new ArrayList<>();
+        List<SpecificRecord> events = new ArrayList<>(lastStepEvents + cluster.maxNodes()); // no growing, step after step
         cluster.forEachStepWrite((slot, node, bytes) -> {
             long b = Math.round(bytes);
             if (b > 0) {
@@ -280,6 +281,7 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         });
         List<CapacityEvent> capacities = capacities(cluster, now);
         events.addAll(capacities);
+        lastStepEvents = events.size();
         detector.sendAll(events);
         detector.advanceTo(CLUSTER, end);
 
@@ -407,7 +409,11 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
             if (!cluster.alive(i)) {
                 continue;
             }
-            List<ShardUsage> shards = new ArrayList<>();
+            int held = 0;
+            for (int s = 0; s < cluster.slotCount(); s++) {
+                held += Math.round(cluster.shardBytes(s, i)) > 0 ? 1 : 0;
+            }
+            List<ShardUsage> shards = new ArrayList<>(held);
             for (int s = 0; s < cluster.slotCount(); s++) {
                 long b = Math.round(cluster.shardBytes(s, i));
                 if (b > 0) {
