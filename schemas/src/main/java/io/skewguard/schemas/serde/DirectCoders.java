@@ -75,15 +75,37 @@ final class DirectCoders {
     return Objects.requireNonNull(value, () -> "null value for (non-nullable) field " + field);
   }
 
+  /**
+   * Ids encoded once: the String to its UTF-8 bytes, written as Avro writes a string (length, then
+   * bytes). Thread-safe; bounded like {@link Ids}.
+   */
+  private static final class IdBytes {
+    private final ConcurrentHashMap<String, byte[]> bytes = new ConcurrentHashMap<>();
+
+    void write(String id, Encoder out) throws IOException {
+      byte[] utf8 = bytes.get(id);
+      if (utf8 == null) {
+        utf8 = id.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        if (utf8.length <= MAX_CACHED_ID_BYTES && bytes.size() < MAX_CACHED_IDS) {
+          bytes.putIfAbsent(id, utf8);
+        }
+      }
+      out.writeInt(utf8.length);
+      out.writeFixed(utf8);
+    }
+  }
+
   private static final class WriteEventWriter implements DatumWriter<WriteEvent> {
+    private final IdBytes ids = new IdBytes();
+
     @Override
     public void setSchema(Schema schema) {
     }
 
     @Override
     public void write(WriteEvent e, Encoder out) throws IOException {
-      out.writeString(required(e.getCluster(), "WriteEvent.cluster"));
-      out.writeString(required(e.getNode(), "WriteEvent.node"));
+      ids.write(required(e.getCluster(), "WriteEvent.cluster"), out);
+      ids.write(required(e.getNode(), "WriteEvent.node"), out);
       out.writeInt(e.getSlot());
       out.writeLong(e.getBytes());
       out.writeLong(e.getOps());
@@ -92,14 +114,16 @@ final class DirectCoders {
   }
 
   private static final class CapacityEventWriter implements DatumWriter<CapacityEvent> {
+    private final IdBytes ids = new IdBytes();
+
     @Override
     public void setSchema(Schema schema) {
     }
 
     @Override
     public void write(CapacityEvent e, Encoder out) throws IOException {
-      out.writeString(required(e.getCluster(), "CapacityEvent.cluster"));
-      out.writeString(required(e.getNode(), "CapacityEvent.node"));
+      ids.write(required(e.getCluster(), "CapacityEvent.cluster"), out);
+      ids.write(required(e.getNode(), "CapacityEvent.node"), out);
       out.writeLong(e.getUsedBytes());
       out.writeLong(e.getTotalBytes());
       String rack = e.getRack();
@@ -108,7 +132,7 @@ final class DirectCoders {
         out.writeNull();
       } else {
         out.writeIndex(1);
-        out.writeString(rack);
+        ids.write(rack, out);
       }
       List<ShardUsage> shards = required(e.getShards(), "CapacityEvent.shards");
       out.writeArrayStart();
