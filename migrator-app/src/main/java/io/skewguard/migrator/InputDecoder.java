@@ -57,6 +57,13 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
 
     private final Topics topics;
     private final MigratorSerdes serdes;
+    // the names compared with every record's topic, built once
+    private final String controlTopic;
+    private final String alertsTopic;
+    private final String reportsTopic;
+    private final String nodeCapacityTopic;
+    private final String migrationStatusTopic;
+    private final String membershipTopic;
     private final int maxSlots;
     private final FutureSkew futureSkew;
     private final NodeKeys keys;
@@ -99,6 +106,12 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
             Set<String> clusters, Duration maxLateness, NodeKeys operatorKeys) {
         this.operatorKeys = operatorKeys;
         this.topics = topics;
+        this.controlTopic = topics.control();
+        this.alertsTopic = topics.alerts();
+        this.reportsTopic = topics.reports();
+        this.nodeCapacityTopic = topics.nodeCapacity();
+        this.migrationStatusTopic = topics.migrationStatus();
+        this.membershipTopic = topics.membership();
         this.serdes = serdes;
         this.maxSlots = maxSlots;
         this.futureSkew = futureSkew;
@@ -119,7 +132,7 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
         String topic = context.recordMetadata().map(RecordMetadata::topic).orElse("?");
         MigratorInput input;
         try {
-            input = topic.equals(topics.control()) ? control(topic, record) : decode(topic, record.value());
+            input = topic.equals(controlTopic) ? control(topic, record) : decode(topic, record.value());
         } catch (RegistryUnavailableException e) {
             // not the record's fault: fails the stream thread, which StreamsService replaces after a
             // back-off, so the record is read again from the last commit (docs/design.md §5)
@@ -191,7 +204,7 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
         if (bytes == null) {
             throw new Refused("invalid: null value");
         }
-        if (topic.equals(topics.alerts())) {
+        if (topic.equals(alertsTopic)) {
             SkewAlert alert = read(serdes.alert().deserializer(), topic, bytes);
             requireCluster(alert.getCluster());
             require(Double.isFinite(alert.getValue()) && alert.getValue() >= 0,
@@ -202,7 +215,7 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
             futureSkew.check("since", alert.getSince().toEpochMilli(), context.currentSystemTimeMs()).ifPresent(InputDecoder::refuse);
             inTime("eventTime", alert.getEventTime().toEpochMilli());
             return new MigratorInput.Alert(alert);
-        } else if (topic.equals(topics.reports())) {
+        } else if (topic.equals(reportsTopic)) {
             SkewReport report = read(serdes.report().deserializer(), topic, bytes);
             requireCluster(report.getCluster());
             require(report.getTotalWriteBytes() >= 0, "negative totalWriteBytes " + report.getTotalWriteBytes());
@@ -226,7 +239,7 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
                         "node " + node.getNode() + " has utilisation " + node.getUtilisation() + ", not a finite number >= 0");
             }
             return new MigratorInput.Report(report);
-        } else if (topic.equals(topics.nodeCapacity())) {
+        } else if (topic.equals(nodeCapacityTopic)) {
             CapacityEvent event = read(serdes.capacity().deserializer(), topic, bytes);
             requireCluster(event.getCluster());
             require(event.getTotalBytes() > 0, "totalBytes must be > 0, was " + event.getTotalBytes());
@@ -239,7 +252,7 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
                 require(shard.getUsedBytes() >= 0, "negative shard size on slot " + shard.getSlot());
             }
             return new MigratorInput.Capacity(event);
-        } else if (topic.equals(topics.migrationStatus())) {
+        } else if (topic.equals(migrationStatusTopic)) {
             MigrationStatus status = read(serdes.status().deserializer(), topic, bytes);
             requireCluster(status.getCluster());
             require(status.getBytesCopied() >= 0, "negative bytesCopied");
@@ -247,7 +260,7 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
             migrationIdProblem(status.getMigrationId()).ifPresent(InputDecoder::refuse);
             inTime("eventTime", status.getEventTime().toEpochMilli());
             return new MigratorInput.Status(status);
-        } else if (topic.equals(topics.membership())) {
+        } else if (topic.equals(membershipTopic)) {
             NodeMembership m = read(serdes.membership().deserializer(), topic, bytes);
             requireCluster(m.getCluster());
             StateLimits.checkId("node", m.getNode()).ifPresent(InputDecoder::refuse);

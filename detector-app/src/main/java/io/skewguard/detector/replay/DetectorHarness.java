@@ -233,15 +233,16 @@ public final class DetectorHarness implements AutoCloseable {
             }
         }
         Topics topics = settings.topics();
+        String writes = topics.nodeWrites();
+        String capacity = topics.nodeCapacity();
         for (SpecificRecord e : events) {
             if (e instanceof WriteEvent w) {
-                ingest.accept(topics.nodeWrites(), 0, writesOffset++, key(w.getNode()),
-                        writeSerde.serializer().serialize(topics.nodeWrites(), w),
+                ingest.accept(writes, 0, writesOffset++, key(w.getNode()), writeSerde.serializer().serialize(writes, w),
                         Math.max(0, w.getEventTime().toEpochMilli()), new RecordHeaders());
             } else {
                 CapacityEvent c = (CapacityEvent) e;
-                ingest.accept(topics.nodeCapacity(), 0, capacitiesOffset++, key(c.getNode()),
-                        capacitySerde.serializer().serialize(topics.nodeCapacity(), c),
+                ingest.accept(capacity, 0, capacitiesOffset++, key(c.getNode()),
+                        capacitySerde.serializer().serialize(capacity, c),
                         Math.max(0, c.getEventTime().toEpochMilli()), new RecordHeaders());
             }
         }

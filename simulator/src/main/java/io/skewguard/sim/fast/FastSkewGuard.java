@@ -126,6 +126,7 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
     private final SchemaRegistrySerde<SkewAlert> alertSerde;
     private final SchemaRegistrySerde<CapacityEvent> capacitySerde;
     private int lastStepEvents;
+    private long[] shardScratch = new long[0];
     private final SchemaRegistrySerde<WeightCommand> weightSerde;
     private final SchemaRegistrySerde<MigrationCommand> commandSerde;
     private final SchemaRegistrySerde<MigrationStatus> statusSerde;
@@ -286,8 +287,9 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         detector.advanceTo(CLUSTER, end);
 
         // 2. capacity to the migrator, then the tick's alerts and report to the balancer and the migrator
+        String capacityTopic = topics.nodeCapacity();
         for (CapacityEvent c : capacities) {
-            migratorCapacity.pipeInput(key(c.getNode()), capacitySerde.serializer().serialize(topics.nodeCapacity(), c), now);
+            migratorCapacity.pipeInput(key(c.getNode()), capacitySerde.serializer().serialize(capacityTopic, c), now);
         }
         for (DetectorHarness.Output out : detector.takeOutputs()) {
             if (out instanceof DetectorHarness.AlertOutput a) {
@@ -409,15 +411,19 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
             if (!cluster.alive(i)) {
                 continue;
             }
+            if (shardScratch.length < cluster.slotCount()) {
+                shardScratch = new long[cluster.slotCount()];
+            }
             int held = 0;
             for (int s = 0; s < cluster.slotCount(); s++) {
-                held += Math.round(cluster.shardBytes(s, i)) > 0 ? 1 : 0;
+                long b = Math.round(cluster.shardBytes(s, i));
+                shardScratch[s] = b;
+                held += b > 0 ? 1 : 0;
             }
             List<ShardUsage> shards = new ArrayList<>(held);
             for (int s = 0; s < cluster.slotCount(); s++) {
-                long b = Math.round(cluster.shardBytes(s, i));
-                if (b > 0) {
-                    shards.add(new ShardUsage(s, b));
+                if (shardScratch[s] > 0) {
+                    shards.add(new ShardUsage(s, shardScratch[s]));
                 }
             }
             long total = Math.round(cluster.capacity(i));
