@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * <p><b>Size.</b> An entry counts {@code key.length() + value.length} bytes (keys are taken as one
  * byte per char), for copy pacing, progress and {@link #shardBytes()}.
  *
- * <p><b>Threads.</b> A store has a lock per slot (one per slot up to {@value #SLOT_LOCKS} slots, then slot mod {@value #SLOT_LOCKS}) and a lock
+ * <p><b>Threads.</b> A store has a lock per slot (one per slot up to {@value #SLOT_LOCKS} slots, then slot mod {@value #SLOT_LOCKS}: closing takes them all, one inside the other) and a lock
  * for its small state (dual-writes, slot marks, copies, weight: the store's monitor). A write or read
  * of a key takes only its slot's lock, so the data path waits only for work on the same slot: a
  * copy's chunk, the listing of a slot starting a copy or a switch of that slot, never work on another
@@ -66,7 +66,7 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
     static final long CHUNK_WAIT_MILLIS = 1_000;
 
     /** Locks per store for the data path, at most: slot {@code s} takes lock {@code s mod SLOT_LOCKS}. */
-    static final int SLOT_LOCKS = 4096;
+    static final int SLOT_LOCKS = 256;
 
     private final String node;
     private final int slotCount;

@@ -195,6 +195,18 @@ class RocksDbNodeStoreTest extends NodeStoreContract {
     }
 
     @Test
+    void aStoreOfTheLargestSlotCountOpensWritesAndCloses() {
+        int slots = io.skewguard.core.slots.SlotTable.MAX_SLOT_COUNT;
+        try (RocksDbNodeStore s = RocksDbNodeStore.open(dir.resolve("wide"), "wide", slots, clock::get, nodes::get)) {
+            s.put("k", 1, bytes(2));
+            assertThat(s.get("k")).contains(new Versioned(1, bytes(2)));
+        }
+        try (RocksDbNodeStore s = RocksDbNodeStore.open(dir.resolve("wide"), "wide", slots, clock::get, nodes::get)) {
+            assertThat(s.get("k")).contains(new Versioned(1, bytes(2)));
+        }
+    }
+
+    @Test
     void aStoreThatSyncsEveryWriteReadsBackTheSame() {
         Path d = dir.resolve("synced");
         try (RocksDbNodeStore s = RocksDbNodeStore.open(d, "synced", SLOTS, clock::get, nodes::get, RocksDbNodeStore.Durability.POWER_LOSS)) {
