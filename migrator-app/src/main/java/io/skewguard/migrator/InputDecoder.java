@@ -55,7 +55,6 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
 
     private static final Logger LOG = LoggerFactory.getLogger(InputDecoder.class);
 
-    private final Topics topics;
     private final MigratorSerdes serdes;
     // the names compared with every record's topic, built once
     private final String controlTopic;
@@ -105,7 +104,6 @@ final class InputDecoder implements Processor<byte[], byte[], String, MigratorIn
     InputDecoder(Topics topics, MigratorSerdes serdes, int maxSlots, FutureSkew futureSkew, NodeKeys keys,
             Set<String> clusters, Duration maxLateness, NodeKeys operatorKeys) {
         this.operatorKeys = operatorKeys;
-        this.topics = topics;
         this.controlTopic = topics.control();
         this.alertsTopic = topics.alerts();
         this.reportsTopic = topics.reports();

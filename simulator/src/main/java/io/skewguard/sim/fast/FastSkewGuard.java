@@ -126,7 +126,6 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
     private final SchemaRegistrySerde<SkewAlert> alertSerde;
     private final SchemaRegistrySerde<CapacityEvent> capacitySerde;
     private int lastStepEvents;
-    private long[] shardScratch = new long[0];
     private final SchemaRegistrySerde<WeightCommand> weightSerde;
     private final SchemaRegistrySerde<MigrationCommand> commandSerde;
     private final SchemaRegistrySerde<MigrationStatus> statusSerde;
@@ -411,19 +410,11 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
             if (!cluster.alive(i)) {
                 continue;
             }
-            if (shardScratch.length < cluster.slotCount()) {
-                shardScratch = new long[cluster.slotCount()];
-            }
-            int held = 0;
+            List<ShardUsage> shards = new ArrayList<>();
             for (int s = 0; s < cluster.slotCount(); s++) {
                 long b = Math.round(cluster.shardBytes(s, i));
-                shardScratch[s] = b;
-                held += b > 0 ? 1 : 0;
-            }
-            List<ShardUsage> shards = new ArrayList<>(held);
-            for (int s = 0; s < cluster.slotCount(); s++) {
-                if (shardScratch[s] > 0) {
-                    shards.add(new ShardUsage(s, shardScratch[s]));
+                if (b > 0) {
+                    shards.add(new ShardUsage(s, b));
                 }
             }
             long total = Math.round(cluster.capacity(i));
