@@ -475,8 +475,12 @@ class InputFuzzIT {
         ProcessLifecycle.Builder b = ProcessLifecycle.builder("fuzz-" + name).shutdownHook(false).closeTimeout(Duration.ofSeconds(30));
         services.forEach(b::service);
         ProcessLifecycle app = b.build();
-        app.runInBackground();
-        closeAtEnd.add(app::stop);
+        java.util.concurrent.CompletableFuture<Integer> exit = app.runInBackground();
+        // closed before the next test starts: an app still closing competes with it for the broker and the cores
+        closeAtEnd.add(() -> {
+            app.stop();
+            exit.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        });
         assertThat(app.awaitReady(Duration.ofSeconds(90))).as(name + " ready").isTrue();
         return app;
     }
