@@ -52,10 +52,21 @@ public final class BalancerTopology {
     /**
      * The topology with any weight policy and any kind of state store (RocksDB in the app; the
      * simulator's fast mode uses {@code Stores::inMemoryKeyValueStore}, whose test driver would
-     * otherwise flush RocksDB after every record). The store stays changelogged either way.
+     * otherwise flush RocksDB after every record). The stores stay changelogged either way.
      */
     public static Topology build(BalancerSettings settings, WeightPolicy policy,
             Function<String, KeyValueBytesStoreSupplier> stores) {
+        return build(settings, policy, stores, true);
+    }
+
+    /**
+     * As {@link #build(BalancerSettings, WeightPolicy, Function)}, the stores changelogged or not.
+     * Without changelogs they cannot be restored: only for a run whose topology is never restarted and
+     * whose changelogs nobody reads (the simulator's fast mode, where the test driver would otherwise
+     * capture and check a changelog record for every store write).
+     */
+    public static Topology build(BalancerSettings settings, WeightPolicy policy,
+            Function<String, KeyValueBytesStoreSupplier> stores, boolean changelogs) {
         Topics topics = settings.topics();
         if (!settings.operatorKeys().configured()) {
             org.slf4j.LoggerFactory.getLogger(BalancerTopology.class).warn("no operator-keys-file: control records are not "
@@ -70,11 +81,11 @@ public final class BalancerTopology {
         topology.addProcessor("weight-rounds",
                 () -> new WeightRoundProcessor(settings, policy), "reports-source", "alerts-source");
         topology.addStateStore(
-                Stores.keyValueStoreBuilder(
-                        stores.apply(STATE_STORE), Serdes.String(), new ControllerStateSerde()),
+                logged(Stores.keyValueStoreBuilder(
+                        stores.apply(STATE_STORE), Serdes.String(), new ControllerStateSerde()), changelogs),
                 "weight-rounds");
         topology.addStateStore(
-                Stores.keyValueStoreBuilder(stores.apply(SEEN_STORE), Serdes.String(), Serdes.Long()),
+                logged(Stores.keyValueStoreBuilder(stores.apply(SEEN_STORE), Serdes.String(), Serdes.Long()), changelogs),
                 "weight-rounds");
         topology.addSink(WeightRoundProcessor.COMMANDS_SINK, topics.weightCommands(), bytesOut, bytesOut,
                 "weight-rounds");
@@ -88,5 +99,10 @@ public final class BalancerTopology {
                 "control-source", bytesIn, bytesIn, topics.control(), "control-table",
                 () -> new ControlTable(CONTROL_STORE, topics.control(), settings.serdeConfig(), settings.operatorKeys()));
         return topology;
+    }
+
+    private static <S extends org.apache.kafka.streams.processor.StateStore> org.apache.kafka.streams.state.StoreBuilder<S> logged(
+            org.apache.kafka.streams.state.StoreBuilder<S> store, boolean changelogs) {
+        return changelogs ? store : store.withLoggingDisabled();
     }
 }

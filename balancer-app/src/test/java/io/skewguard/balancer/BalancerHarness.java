@@ -59,6 +59,11 @@ final class BalancerHarness implements AutoCloseable {
 
     /** With {@code overrides} on top of the test's registry and state directory. */
     BalancerHarness(Map<String, String> overrides) {
+        this(overrides, true);
+    }
+
+    /** As {@link #BalancerHarness(Map)}, the stores changelogged or not. */
+    BalancerHarness(Map<String, String> overrides, boolean changelogs) {
         Map<String, String> values = new java.util.HashMap<>(Map.of(
                 "schema.registry.url", "mock://" + scope,
                 "state.dir", "target/balancer-state/" + scope,
@@ -69,7 +74,7 @@ final class BalancerHarness implements AutoCloseable {
         topics = settings.topics();
         // in-memory stores: the test driver would flush RocksDB after every record (the app itself runs on RocksDB)
         driver = new TopologyTestDriver(BalancerTopology.build(settings, new io.skewguard.balancer.policy.WeightController(settings.controller()),
-                org.apache.kafka.streams.state.Stores::inMemoryKeyValueStore), settings.streamsProperties());
+                org.apache.kafka.streams.state.Stores::inMemoryKeyValueStore, changelogs), settings.streamsProperties());
         Map<String, Object> serde = settings.serdeConfig();
         reports = SchemaRegistrySerde.of(SkewReport.class, serde, false);
         alerts = SchemaRegistrySerde.of(SkewAlert.class, serde, false);
@@ -179,6 +184,11 @@ final class BalancerHarness implements AutoCloseable {
 
     void sendAlertBytes(String key, byte[] value, long time) {
         alertsIn.pipeInput(new TestRecord<>(key.getBytes(StandardCharsets.UTF_8), value, Instant.ofEpochMilli(time)));
+    }
+
+    /** Every topic the topology has written to so far. */
+    java.util.Set<String> producedTopicNames() {
+        return driver.producedTopicNames();
     }
 
     List<TestRecord<String, WeightCommand>> commands() {

@@ -78,6 +78,33 @@ class BalancerTopologyTest {
         assertThat(harness.deadLetters()).isEmpty();
     }
 
+    /** Fast mode's topology: the same rounds and commands, no changelog written. */
+    @Test
+    void withoutChangelogsTheRoundsAreTheSameAndNoChangelogIsWritten() {
+        try (BalancerHarness logged = new BalancerHarness(Map.of("clusters", "c1"), true);
+             BalancerHarness unlogged = new BalancerHarness(Map.of("clusters", "c1"), false)) {
+            SlotLoadModel model = repairableCluster();
+            double[] weights = ones(48);
+            List<String> withLogs = new ArrayList<>();
+            List<String> without = new ArrayList<>();
+            for (BalancerHarness h : List.of(logged, unlogged)) {
+                h.alert("c1", AlertKind.HEAT, AlertState.OBSERVING, AlertState.CONFIRMED, 0, 0);
+            }
+            for (long t = TICK; t <= 20 * MINUTE; t += TICK) {
+                LoadSnapshot snapshot = model.snapshot("c1", t, weights);
+                logged.send(snapshot);
+                unlogged.send(snapshot);
+                logged.commands().forEach(c -> withLogs.add(c.key() + "=" + c.value()));
+                unlogged.commands().forEach(c -> without.add(c.key() + "=" + c.value()));
+                apply(weights, logged.weights());
+                unlogged.weights();
+            }
+            assertThat(withLogs).as("weight commands").isNotEmpty().isEqualTo(without);
+            assertThat(logged.producedTopicNames()).anyMatch(t -> t.endsWith("-changelog"));
+            assertThat(unlogged.producedTopicNames()).noneMatch(t -> t.endsWith("-changelog"));
+        }
+    }
+
     @Test
     void roundsRunTwoMinutesApartGoOnAfterTheAlertClearsAndStopAtTheTarget() {
         SlotLoadModel model = repairableCluster();

@@ -17,6 +17,7 @@ import org.apache.kafka.streams.kstream.Branched;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 
 /**
@@ -40,6 +41,16 @@ public final class DetectorTopology {
 
     /** Stage two of the detector for {@code settings}: partials in, reports and alerts out. */
     public static Topology build(DetectorSettings settings) {
+        return build(settings, true);
+    }
+
+    /**
+     * Stage two, its stores changelogged or not. Without changelogs the stores cannot be restored:
+     * only for a run whose topology is never restarted and whose changelogs nobody reads (the
+     * simulator's fast mode, where the test driver would otherwise capture and check a changelog
+     * record for every store write).
+     */
+    public static Topology build(DetectorSettings settings, boolean changelogs) {
         Topics topics = settings.topics();
         Map<String, Object> serdeConfig = settings.serdeConfig();
         // an output over the producer's limit is a dead letter, not a transaction that never commits
@@ -48,15 +59,15 @@ public final class DetectorTopology {
         var alerts = limit.bound(SchemaRegistrySerde.of(SkewAlert.class, serdeConfig, false));
 
         StreamsBuilder builder = new StreamsBuilder();
-        builder.addStateStore(Stores.keyValueStoreBuilder(
+        builder.addStateStore(logged(Stores.keyValueStoreBuilder(
                 Stores.inMemoryKeyValueStore(ClusterProcessor.HEAT_STORE), Serdes.String(), Serdes.ByteArray())
-                .withLoggingEnabled(Map.of()).withCachingDisabled());
-        builder.addStateStore(Stores.keyValueStoreBuilder(
+                .withLoggingEnabled(Map.of()).withCachingDisabled(), changelogs));
+        builder.addStateStore(logged(Stores.keyValueStoreBuilder(
                 Stores.inMemoryKeyValueStore(ClusterProcessor.CAPACITY_STORE), Serdes.String(), Serdes.ByteArray())
-                .withLoggingEnabled(Map.of()).withCachingEnabled());
-        builder.addStateStore(Stores.keyValueStoreBuilder(
+                .withLoggingEnabled(Map.of()).withCachingEnabled(), changelogs));
+        builder.addStateStore(logged(Stores.keyValueStoreBuilder(
                 Stores.inMemoryKeyValueStore(ClusterProcessor.PROGRESS_STORE), Serdes.String(), Serdes.ByteArray())
-                .withLoggingEnabled(Map.of()).withCachingEnabled());
+                .withLoggingEnabled(Map.of()).withCachingEnabled(), changelogs));
 
         builder.stream(settings.partialsTopic(),
                         Consumed.with(Serdes.String(), StateCodec.partialSerde()).withName("partials"))
@@ -71,5 +82,10 @@ public final class DetectorTopology {
                         .to(topics.alerts(), Produced.with(Serdes.String(), alerts).withName("alerts"))))
                 .noDefaultBranch();
         return builder.build();
+    }
+
+    private static <S extends org.apache.kafka.streams.processor.StateStore> StoreBuilder<S> logged(StoreBuilder<S> store,
+            boolean changelogs) {
+        return changelogs ? store : store.withLoggingDisabled();
     }
 }

@@ -73,6 +73,28 @@ class DetectorTopologyTest {
         return h.alerts().stream().filter(a -> a.getKind() == kind).toList();
     }
 
+    /** Fast mode's stage two: the same reports and alerts, no changelog written. */
+    @Test
+    void withoutChangelogsTheReportsAndAlertsAreTheSameAndNoChangelogIsWritten() {
+        try (DetectorHarness unlogged = new DetectorHarness(DetectorSettings.defaultSettings(), java.time.Clock.systemUTC(), false)) {
+            for (DetectorHarness d : List.of(h, unlogged)) {
+                for (int i = 1; i <= 4; i++) {
+                    d.capacity("c1", "n" + i, i * 200L, 1000, "r" + (i % 2), T0);
+                }
+                for (int t = 0; t < 40; t++) {
+                    for (int i = 1; i <= 4; i++) {
+                        d.write("c1", "n" + i, i, i == 4 ? 5_000 : 100, 1, T0 + t * TICK + 1_000);
+                    }
+                }
+                d.advanceTo("c1", T0 + 40 * TICK + GRACE);
+            }
+            assertThat(h.reports()).as("reports").isNotEmpty().isEqualTo(unlogged.reports());
+            assertThat(h.alerts()).as("alerts").isNotEmpty().isEqualTo(unlogged.alerts());
+            assertThat(h.producedTopicNames()).anyMatch(t -> t.endsWith("-changelog"));
+            assertThat(unlogged.producedTopicNames()).noneMatch(t -> t.endsWith("-changelog"));
+        }
+    }
+
     @Test
     void constructedHeatGivesItsKnownGini() {
         capacities("c1", T0, 1000, 1000, 1000, 1000);

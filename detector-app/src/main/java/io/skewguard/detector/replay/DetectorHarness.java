@@ -119,6 +119,15 @@ public final class DetectorHarness implements AutoCloseable {
 
     /** A harness running the detector of {@code settings} with {@code clock} as this process's clock. */
     public DetectorHarness(DetectorSettings settings, Clock clock) {
+        this(settings, clock, true);
+    }
+
+    /**
+     * As {@link #DetectorHarness(DetectorSettings, Clock)}, stage two's stores changelogged or not
+     * ({@link DetectorTopology#build(DetectorSettings, boolean)}): a harness never restarts its
+     * topology, so the changelogs only cost time; the simulator's fast mode runs without them.
+     */
+    public DetectorHarness(DetectorSettings settings, Clock clock, boolean changelogs) {
         this.clock = clock;
         this.driverClock = clock.millis();
         this.registryScope = "detector-harness-" + UUID.randomUUID();
@@ -133,7 +142,7 @@ public final class DetectorHarness implements AutoCloseable {
         // stage two's poison pills join stage one's dead letters, as in the app's dead-letter topic
         PoisonPills.writingTo(props, new DeadLetters(this.settings.topics().dlq(), letter -> deadLetterLog.add(
                 new DeadLetterRecord(letter.key(), letter.value(), DeadLetter.fromHeaders(letter.headers())))));
-        this.driver = new TopologyTestDriver(DetectorTopology.build(this.settings), props, Instant.ofEpochMilli(driverClock));
+        this.driver = new TopologyTestDriver(DetectorTopology.build(this.settings, changelogs), props, Instant.ofEpochMilli(driverClock));
         Map<String, Object> serdeConfig = this.settings.serdeConfig();
         this.writeSerde = SchemaRegistrySerde.of(WriteEvent.class, serdeConfig, false);
         this.capacitySerde = SchemaRegistrySerde.of(CapacityEvent.class, serdeConfig, false);
@@ -173,6 +182,11 @@ public final class DetectorHarness implements AutoCloseable {
 
     public DetectorSettings settings() {
         return settings;
+    }
+
+    /** Every topic stage two has written to so far: its outputs and, with changelogs, theirs. */
+    public java.util.Set<String> producedTopicNames() {
+        return driver.producedTopicNames();
     }
 
     /**

@@ -188,7 +188,7 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         }
         // the detector's clock is simulated time, as the balancer's and the migrator's (their drivers' wall clocks)
         this.detector = new DetectorHarness(FastModeSettings.detector(scenario, workDir.resolve("detector")),
-                new SimulatedClock(() -> clock)).withoutHistory();
+                new SimulatedClock(() -> clock), false).withoutHistory(); // never restarted: no changelogs
         String registry = detector.settings().schemaRegistryUrl();
         Map<String, Object> serdeConfig = Map.of("schema.registry.url", registry);
         this.reportSerde = SchemaRegistrySerde.of(SkewReport.class, serdeConfig, false);
@@ -204,7 +204,7 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         Properties bp = b.streamsProperties();
         bp.put(StreamsConfig.STATE_DIR_CONFIG, workDir.resolve("balancer").toString());
         this.balancer = new TopologyTestDriver(
-                BalancerTopology.build(b, new WeightController(b.controller()), Stores::inMemoryKeyValueStore), bp, Instant.EPOCH);
+                BalancerTopology.build(b, new WeightController(b.controller()), Stores::inMemoryKeyValueStore, false), bp, Instant.EPOCH);
         MigratorSettings m = FastModeSettings.migrator(scenario, registry, workDir.resolve("migrator"), spread);
         Topology migratorTopology = MigratorTopology.build(m, Stores::inMemoryKeyValueStore, false); // never restarted
         this.migrator = new TopologyTestDriver(migratorTopology, MigratorTopology.streamsConfig(m), Instant.EPOCH);
