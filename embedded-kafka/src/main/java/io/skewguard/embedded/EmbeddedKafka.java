@@ -33,6 +33,7 @@ import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.ForwardingAdmin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -449,6 +450,15 @@ public final class EmbeddedKafka implements AutoCloseable {
                 }
                 Thread.sleep(50);
             }
+            // the broker's metadata names the leader a moment before the leader takes requests: a
+            // produce in between fails with NOT_LEADER_OR_FOLLOWER, and an idempotent producer whose
+            // later batches got in first then retries the first one as out of order until it expires
+            while (!allLeadersAnswer(a, nameList, partitions)) {
+                if (System.nanoTime() > deadline) {
+                    throw new TimeoutException("the leaders of " + nameList + " still do not answer after " + TOPIC_TIMEOUT);
+                }
+                Thread.sleep(50);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while creating topics " + List.of(names), e);
@@ -568,6 +578,22 @@ public final class EmbeddedKafka implements AutoCloseable {
                 return infos.stream().map(p -> new TopicPartition(p.topic(), p.partition())).toList();
             }
             sleepQuietly(POLL_INTERVAL);
+        }
+    }
+
+    /** Whether every partition's leader answers a request for its end offset (a request only a leader takes). */
+    private static boolean allLeadersAnswer(Admin admin, Collection<String> names, int partitions) throws InterruptedException {
+        Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
+        for (String name : names) {
+            for (int p = 0; p < partitions; p++) {
+                specs.put(new TopicPartition(name, p), OffsetSpec.latest());
+            }
+        }
+        try {
+            admin.listOffsets(specs).all().get(TOPIC_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            return false; // a leader not taking requests yet: ask again
         }
     }
 

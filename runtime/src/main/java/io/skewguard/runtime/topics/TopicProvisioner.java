@@ -21,8 +21,10 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
@@ -253,7 +255,7 @@ public final class TopicProvisioner implements AutoCloseable {
                 Map<String, TopicDescription> d = admin.describeTopics(names).allTopicNames().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
                 boolean led = created.stream().allMatch(s -> d.containsKey(s.name()) && d.get(s.name()).partitions().size() == s.partitions()
                         && d.get(s.name()).partitions().stream().map(TopicPartitionInfo::leader).allMatch(l -> l != null && !l.isEmpty()));
-                if (led) {
+                if (led && leadersAnswer(created)) {
                     return;
                 }
             } catch (ExecutionException e) {
@@ -277,6 +279,27 @@ public final class TopicProvisioner implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted while waiting for the created topics " + names, e);
             }
+        }
+    }
+
+    /**
+     * Whether every created partition's leader answers a request for its end offset: the broker's
+     * metadata names a leader a moment before that leader takes requests, and a produce in between
+     * fails (an idempotent producer whose later batches got in first then retries the first one as
+     * out of order until its delivery timeout).
+     */
+    private boolean leadersAnswer(Collection<TopicSpec> created) throws InterruptedException, TimeoutException {
+        Map<TopicPartition, OffsetSpec> specs = new LinkedHashMap<>();
+        for (TopicSpec s : created) {
+            for (int p = 0; p < s.partitions(); p++) {
+                specs.put(new TopicPartition(s.name(), p), OffsetSpec.latest());
+            }
+        }
+        try {
+            admin.listOffsets(specs).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (ExecutionException e) {
+            return false; // not the leader yet: asked again after the poll interval
         }
     }
 

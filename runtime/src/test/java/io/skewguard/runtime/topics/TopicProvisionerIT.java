@@ -52,6 +52,44 @@ class TopicProvisionerIT {
         assertThat(d.get("fresh.alerts").partitions()).hasSize(1);
     }
 
+    /** An admin whose first end-offset requests fail as a leader not yet taking requests answers them. */
+    private static final class LateLeaders extends org.apache.kafka.clients.admin.ForwardingAdmin {
+        final java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+
+        LateLeaders() {
+            super(Map.of("bootstrap.servers", KAFKA.bootstrapServers()));
+        }
+
+        @Override
+        public org.apache.kafka.clients.admin.ListOffsetsResult listOffsets(
+                Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> specs,
+                org.apache.kafka.clients.admin.ListOffsetsOptions options) {
+            if (asked.incrementAndGet() > 2) {
+                return super.listOffsets(specs, options);
+            }
+            Map<org.apache.kafka.common.TopicPartition,
+                    org.apache.kafka.common.KafkaFuture<org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo>> failed =
+                    new java.util.HashMap<>();
+            for (var tp : specs.keySet()) {
+                var f = new org.apache.kafka.common.internals.KafkaFutureImpl<org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo>();
+                f.completeExceptionally(new org.apache.kafka.common.errors.NotLeaderOrFollowerException("not the leader yet"));
+                failed.put(tp, f);
+            }
+            return new org.apache.kafka.clients.admin.ListOffsetsResult(failed);
+        }
+    }
+
+    @Test
+    void createWaitsUntilTheNewPartitionsLeadersTakeRequests() {
+        TopicPlan plan = TopicPlan.defaults("late-leaders.");
+        try (LateLeaders admin = new LateLeaders()) {
+            Provisioned p = new TopicProvisioner(admin, KAFKA.bootstrapServers(), Duration.ofSeconds(30)).create(plan);
+
+            assertThat(p.created()).extracting(TopicSpec::name).containsExactlyElementsOf(plan.names().all());
+            assertThat(admin.asked.get()).as("end-offset requests: two refused, then answered").isEqualTo(3);
+        }
+    }
+
     @Test
     void createIsIdempotent() {
         TopicPlan plan = TopicPlan.defaults("twice.");
