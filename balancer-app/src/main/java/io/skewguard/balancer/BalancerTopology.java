@@ -2,6 +2,7 @@ package io.skewguard.balancer;
 
 import io.skewguard.balancer.policy.WeightController;
 import io.skewguard.balancer.policy.WeightPolicy;
+import io.skewguard.runtime.state.Changelogs;
 import io.skewguard.runtime.streams.OutputLimit;
 import io.skewguard.schemas.Topics;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -60,10 +61,8 @@ public final class BalancerTopology {
     }
 
     /**
-     * As {@link #build(BalancerSettings, WeightPolicy, Function)}, the stores changelogged or not.
-     * Without changelogs they cannot be restored: only for a run whose topology is never restarted and
-     * whose changelogs nobody reads (the simulator's fast mode, where the test driver would otherwise
-     * capture and check a changelog record for every store write).
+     * As {@link #build(BalancerSettings, WeightPolicy, Function)}, the stores changelogged or not
+     * ({@link Changelogs}: not only in the simulator's fast mode).
      */
     public static Topology build(BalancerSettings settings, WeightPolicy policy,
             Function<String, KeyValueBytesStoreSupplier> stores, boolean changelogs) {
@@ -81,11 +80,11 @@ public final class BalancerTopology {
         topology.addProcessor("weight-rounds",
                 () -> new WeightRoundProcessor(settings, policy), "reports-source", "alerts-source");
         topology.addStateStore(
-                logged(Stores.keyValueStoreBuilder(
+                Changelogs.of(Stores.keyValueStoreBuilder(
                         stores.apply(STATE_STORE), Serdes.String(), new ControllerStateSerde()), changelogs),
                 "weight-rounds");
         topology.addStateStore(
-                logged(Stores.keyValueStoreBuilder(stores.apply(SEEN_STORE), Serdes.String(), Serdes.Long()), changelogs),
+                Changelogs.of(Stores.keyValueStoreBuilder(stores.apply(SEEN_STORE), Serdes.String(), Serdes.Long()), changelogs),
                 "weight-rounds");
         topology.addSink(WeightRoundProcessor.COMMANDS_SINK, topics.weightCommands(), bytesOut, bytesOut,
                 "weight-rounds");
@@ -99,10 +98,5 @@ public final class BalancerTopology {
                 "control-source", bytesIn, bytesIn, topics.control(), "control-table",
                 () -> new ControlTable(CONTROL_STORE, topics.control(), settings.serdeConfig(), settings.operatorKeys()));
         return topology;
-    }
-
-    private static <S extends org.apache.kafka.streams.processor.StateStore> org.apache.kafka.streams.state.StoreBuilder<S> logged(
-            org.apache.kafka.streams.state.StoreBuilder<S> store, boolean changelogs) {
-        return changelogs ? store : store.withLoggingDisabled();
     }
 }

@@ -4,6 +4,7 @@ import io.skewguard.detector.ingest.IngestBuffer;
 import io.skewguard.detector.ingest.IngestLoop;
 import io.skewguard.detector.stream.ClusterProcessor;
 import io.skewguard.detector.stream.StateCodec;
+import io.skewguard.runtime.state.Changelogs;
 import io.skewguard.runtime.streams.OutputLimit;
 import io.skewguard.schemas.SkewAlert;
 import io.skewguard.schemas.SkewReport;
@@ -17,7 +18,6 @@ import org.apache.kafka.streams.kstream.Branched;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
-import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 
 /**
@@ -44,12 +44,7 @@ public final class DetectorTopology {
         return build(settings, true);
     }
 
-    /**
-     * Stage two, its stores changelogged or not. Without changelogs the stores cannot be restored:
-     * only for a run whose topology is never restarted and whose changelogs nobody reads (the
-     * simulator's fast mode, where the test driver would otherwise capture and check a changelog
-     * record for every store write).
-     */
+    /** Stage two, its stores changelogged or not ({@link Changelogs}: not only in the simulator's fast mode). */
     public static Topology build(DetectorSettings settings, boolean changelogs) {
         Topics topics = settings.topics();
         Map<String, Object> serdeConfig = settings.serdeConfig();
@@ -59,15 +54,15 @@ public final class DetectorTopology {
         var alerts = limit.bound(SchemaRegistrySerde.of(SkewAlert.class, serdeConfig, false));
 
         StreamsBuilder builder = new StreamsBuilder();
-        builder.addStateStore(logged(Stores.keyValueStoreBuilder(
+        builder.addStateStore(Changelogs.of(Stores.keyValueStoreBuilder(
                 Stores.inMemoryKeyValueStore(ClusterProcessor.HEAT_STORE), Serdes.String(), Serdes.ByteArray())
-                .withLoggingEnabled(Map.of()).withCachingDisabled(), changelogs));
-        builder.addStateStore(logged(Stores.keyValueStoreBuilder(
+                .withCachingDisabled(), changelogs));
+        builder.addStateStore(Changelogs.of(Stores.keyValueStoreBuilder(
                 Stores.inMemoryKeyValueStore(ClusterProcessor.CAPACITY_STORE), Serdes.String(), Serdes.ByteArray())
-                .withLoggingEnabled(Map.of()).withCachingEnabled(), changelogs));
-        builder.addStateStore(logged(Stores.keyValueStoreBuilder(
+                .withCachingEnabled(), changelogs));
+        builder.addStateStore(Changelogs.of(Stores.keyValueStoreBuilder(
                 Stores.inMemoryKeyValueStore(ClusterProcessor.PROGRESS_STORE), Serdes.String(), Serdes.ByteArray())
-                .withLoggingEnabled(Map.of()).withCachingEnabled(), changelogs));
+                .withCachingEnabled(), changelogs));
 
         builder.stream(settings.partialsTopic(),
                         Consumed.with(Serdes.String(), StateCodec.partialSerde()).withName("partials"))
@@ -82,10 +77,5 @@ public final class DetectorTopology {
                         .to(topics.alerts(), Produced.with(Serdes.String(), alerts).withName("alerts"))))
                 .noDefaultBranch();
         return builder.build();
-    }
-
-    private static <S extends org.apache.kafka.streams.processor.StateStore> StoreBuilder<S> logged(StoreBuilder<S> store,
-            boolean changelogs) {
-        return changelogs ? store : store.withLoggingDisabled();
     }
 }

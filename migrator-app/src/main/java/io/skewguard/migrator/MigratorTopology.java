@@ -1,5 +1,6 @@
 package io.skewguard.migrator;
 
+import io.skewguard.runtime.state.Changelogs;
 import io.skewguard.runtime.streams.OutputLimit;
 import io.skewguard.schemas.MigrationCommand;
 import io.skewguard.schemas.Topics;
@@ -256,6 +257,6 @@ public final class MigratorTopology {
             boolean changelogs, String name, Serde<V> valueSerde) {
         StoreBuilder<KeyValueStore<String, V>> builder = Stores.keyValueStoreBuilder(stores.apply(name), Serdes.String(), valueSerde)
                 .withCachingDisabled();
-        return changelogs ? builder.withLoggingEnabled(Map.of()) : builder.withLoggingDisabled();
+        return Changelogs.of(builder, changelogs);
     }
 }
