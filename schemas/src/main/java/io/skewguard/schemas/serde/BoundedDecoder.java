@@ -131,6 +131,15 @@ final class BoundedDecoder extends Decoder {
     return s;
   }
 
+  /** A string read through {@code ids}: the shared String when these bytes were read before, the bytes not copied. */
+  String readId(IdCache ids) throws IOException {
+    int length = length("string");
+    need(length);
+    String s = ids.get(buf, pos, length);
+    pos += length;
+    return s;
+  }
+
   @Override
   public void skipString() throws IOException {
     skipFixed(length("string"));

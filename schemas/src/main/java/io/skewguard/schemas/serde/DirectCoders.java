@@ -149,21 +149,19 @@ final class DirectCoders {
   }
 
   /** Ids decoded once: UTF-8 bytes to the shared String. Thread-safe; bounded. */
+  /**
+   * The ids of one reader, read through an {@link IdCache} where the record's bytes lie; from any other
+   * decoder than ours (none today) through a copy.
+   */
   private static final class Ids {
-    private final ConcurrentHashMap<Utf8, String> strings = new ConcurrentHashMap<>();
-    private final ThreadLocal<Utf8> scratch = ThreadLocal.withInitial(Utf8::new);
+    private final IdCache cache = new IdCache(MAX_CACHED_IDS, MAX_CACHED_ID_BYTES);
 
     String read(Decoder in) throws IOException {
-      Utf8 bytes = in.readString(scratch.get());
-      String known = strings.get(bytes);
-      if (known != null) {
-        return known;
+      if (in instanceof BoundedDecoder bounded) {
+        return bounded.readId(cache);
       }
-      String decoded = bytes.toString();
-      if (bytes.getByteLength() <= MAX_CACHED_ID_BYTES && strings.size() < MAX_CACHED_IDS) {
-        strings.putIfAbsent(new Utf8(bytes), decoded);
-      }
-      return decoded;
+      Utf8 bytes = in.readString(null);
+      return cache.get(bytes.getBytes(), 0, bytes.getByteLength());
     }
   }
 

@@ -62,8 +62,12 @@ class DirectCodersTest {
     return out.toByteArray();
   }
 
+  /** Decoded by Avro's decoder and by ours (the deserializer's, which reads ids where they lie): both the same. */
   private static <T> T decode(DatumReader<T> reader, byte[] bytes) throws IOException {
-    return reader.read(null, DecoderFactory.get().binaryDecoder(bytes, null));
+    T avros = reader.read(null, DecoderFactory.get().binaryDecoder(bytes, null));
+    T ours = reader.read(null, BoundedDecoder.over(bytes, 0, bytes.length));
+    assertThat(ours).isEqualTo(avros);
+    return ours;
   }
 
   private static <T> void sameAsAvro(Class<T> type, T record) throws IOException {
