@@ -55,6 +55,10 @@ public record StateLimits(int maxClusters, int maxNodesPerCluster, Duration node
         if (id == null || id.isEmpty()) {
             return Optional.of("invalid: empty " + what + " id");
         }
+        int slot = id.hashCode() & (CHECKED.length - 1);
+        if (CHECKED[slot] == id) {
+            return Optional.empty(); // this very String passed before (decoders share the strings of ids they read)
+        }
         // a char is at most 3 UTF-8 bytes (a surrogate pair, 2 chars, is 4): only a long id is encoded
         int bytes = id.length() * 3 <= MAX_ID_BYTES ? 0 : id.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MAX_ID_BYTES) {
@@ -66,8 +70,16 @@ public record StateLimits(int maxClusters, int maxNodesPerCluster, Duration node
                         + String.format("%04X", (int) id.charAt(i)));
             }
         }
+        CHECKED[slot] = id;
         return Optional.empty();
     }
+
+    /**
+     * Ids that passed {@link #checkId}, by their hash: the same String object passes again without its
+     * characters being read. An id is immutable, so a slot overwritten by another thread only costs a
+     * check; at most this many strings (of at most {@value #MAX_ID_BYTES} bytes) are kept alive.
+     */
+    private static final String[] CHECKED = new String[1024];
 
     /** The reason to refuse a record of new cluster {@code cluster} when {@code held} are kept already, or empty. */
     public Optional<String> overClusters(String cluster, long held) {

@@ -22,6 +22,23 @@ class StateLimitsTest {
     }
 
     @Test
+    void anIdThatPassedOncePassesAgainAndABadIdIsRefusedWhateverPassedBefore() {
+        String good = new String("node-17"); // its own object, as a decoder's shared id
+        assertThat(StateLimits.checkId("node", good)).isEmpty();
+        assertThat(StateLimits.checkId("node", good)).isEmpty();
+        assertThat(StateLimits.checkId("node", new String("node-17"))).isEmpty();
+        // only ids that passed are remembered: a bad id never passes, however often it or a good one is checked
+        String good2 = "Aa-1";
+        String bad = "BB-\u0001";
+        String bad2 = new String(bad);
+        for (int i = 0; i < 3; i++) {
+            assertThat(StateLimits.checkId("node", good2)).isEmpty();
+            assertThat(StateLimits.checkId("node", bad)).isPresent();
+            assertThat(StateLimits.checkId("node", bad2)).isPresent();
+        }
+    }
+
+    @Test
     void countsUtf8BytesNotCharacters() {
         assertThat(StateLimits.checkId("node", "é".repeat(128))).isPresent(); // 256 bytes, 128 chars
         assertThat(StateLimits.checkId("node", "é".repeat(127))).isEmpty();
