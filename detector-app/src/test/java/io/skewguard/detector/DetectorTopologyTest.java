@@ -158,6 +158,86 @@ class DetectorTopologyTest {
         }
     }
 
+    /** Stage one sums a node's writes per tick through a holder it keeps per node: it must start afresh each tick. */
+    @Test
+    void aNodesHeatIsEveryWriteOfEachTickWhenItWritesManyTimesOrSkipsTicksInOneBatch() {
+        capacities("c1", T0, 1000, 1000, 1000);
+        List<org.apache.avro.specific.SpecificRecord> batch = new java.util.ArrayList<>();
+        for (int t = 0; t < 12; t++) {
+            long tick = T0 + t * TICK;
+            for (int k = 0; k < 3; k++) {
+                batch.add(new WriteEvent("c1", "n1", k, 10L, 1L, Instant.ofEpochMilli(tick + 1_000 + k)));
+                if (k == 1) {
+                    batch.add(new WriteEvent("c1", "n2", 7, 50L, 1L, Instant.ofEpochMilli(tick + 2_000)));
+                }
+                if (t % 2 == 0 && k > 0) {
+                    batch.add(new WriteEvent("c1", "n3", 9, 40L, 1L, Instant.ofEpochMilli(tick + 3_000 + k)));
+                }
+            }
+        }
+        batch.add(new WriteEvent("c1", DetectorHarness.CLOCK_NODE, 0, 0L, 0L, Instant.ofEpochMilli(T0 + 12 * TICK + GRACE)));
+        h.sendAll(batch);
+
+        SkewReport r = reportAt("c1", T0 + 12 * TICK); // the window's six ticks: 6..11
+        assertThat(r.getNodes()).extracting(NodeFigures::getNode, NodeFigures::getHeatBytes).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("n1", 6 * 30L),
+                org.assertj.core.groups.Tuple.tuple("n2", 6 * 50L),
+                org.assertj.core.groups.Tuple.tuple("n3", 3 * 80L)); // ticks 6, 8 and 10
+        assertThat(r.getSlotHeat().get(9)).isEqualTo(3 * 80L);
+        assertThat(r.getTotalWriteBytes()).isEqualTo(6 * 30L + 6 * 50L + 3 * 80L);
+    }
+
+    /** A late write (within grace) of a node that already wrote in a newer tick counts in its own tick. */
+    @Test
+    void aLateWriteBetweenTwoWritesOfANewerTickCountsInItsOwnTick() {
+        capacities("c1", T0, 1000, 1000);
+        long tick4 = T0 + 4 * TICK;
+        long tick5 = T0 + 5 * TICK;
+        h.sendAll(List.of(
+                new WriteEvent("c1", "n2", 1, 1L, 1L, Instant.ofEpochMilli(tick4 + 100)),
+                new WriteEvent("c1", "n1", 0, 10L, 1L, Instant.ofEpochMilli(tick4 + 1_000)),
+                new WriteEvent("c1", "n1", 0, 100L, 1L, Instant.ofEpochMilli(tick5 + 1_000)),
+                new WriteEvent("c1", "n1", 0, 7L, 1L, Instant.ofEpochMilli(tick4 + 2_000)), // late, within grace
+                new WriteEvent("c1", "n1", 0, 100L, 1L, Instant.ofEpochMilli(tick5 + 2_000)),
+                new WriteEvent("c1", DetectorHarness.CLOCK_NODE, 0, 0L, 0L, Instant.ofEpochMilli(T0 + 6 * TICK + GRACE))));
+        assertThat(h.deadLetters()).isEmpty();
+        assertThat(reportAt("c1", tick5).getNodes()).extracting(NodeFigures::getNode, NodeFigures::getHeatBytes)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("n1", 17L), org.assertj.core.groups.Tuple.tuple("n2", 1L));
+        assertThat(reportAt("c1", T0 + 6 * TICK).getNodes()).extracting(NodeFigures::getNode, NodeFigures::getHeatBytes)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("n1", 217L), org.assertj.core.groups.Tuple.tuple("n2", 1L));
+    }
+
+    /** Records encoded once (as fast mode hands the same capacity bytes to two apps) give what the records give. */
+    @Test
+    void encodedRecordsGiveTheSameReportsAsTheRecordsAndARecordOfAnotherTopicIsRefusedWhole() {
+        List<org.apache.avro.specific.SpecificRecord> batch = new java.util.ArrayList<>();
+        for (int t = 0; t < 20; t++) {
+            for (int i = 1; i <= 3; i++) {
+                batch.add(new io.skewguard.schemas.CapacityEvent("c1", "n" + i, 100L * i, 1000L, "r" + i,
+                        List.of(new ShardUsage(i, 100L * i)), Instant.ofEpochMilli(T0 + t * TICK + 500)));
+                batch.add(new WriteEvent("c1", "n" + i, i, i == 3 ? 900L : 100L, 1L, Instant.ofEpochMilli(T0 + t * TICK + 1_000)));
+            }
+        }
+        batch.add(new WriteEvent("c1", DetectorHarness.CLOCK_NODE, 0, 0L, 0L, Instant.ofEpochMilli(T0 + 20 * TICK + GRACE)));
+        h.sendAll(batch);
+        try (DetectorHarness encoded = new DetectorHarness(DetectorSettings.defaultSettings())) {
+            List<DetectorHarness.Encoded> records = new java.util.ArrayList<>();
+            for (var e : batch) {
+                records.add(e instanceof WriteEvent w ? encoded.encoded(w) : encoded.encoded((io.skewguard.schemas.CapacityEvent) e));
+            }
+            var stranger = new DetectorHarness.Encoded("skew.reports", records.get(0).key(), records.get(0).value(), T0);
+            var withStranger = new java.util.ArrayList<>(records);
+            withStranger.add(0, stranger);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> encoded.sendEncoded(withStranger))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("skew.reports");
+            assertThat(encoded.reports()).isEmpty(); // nothing of the refused batch was taken
+
+            encoded.sendEncoded(records);
+            assertThat(encoded.reports()).isNotEmpty().isEqualTo(h.reports());
+            assertThat(encoded.alerts()).isEqualTo(h.alerts());
+        }
+    }
+
     @Test
     void withoutHistoryTheOutputsAreStillHandedOnButNotKept() {
         h.withoutHistory();

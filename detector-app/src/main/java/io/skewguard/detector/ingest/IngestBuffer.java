@@ -70,6 +70,8 @@ public final class IngestBuffer {
     private final StateLimits limits;
     private final Map<String, ClusterBuffer> buffers = new LinkedHashMap<>();
     private ClusterBuffer lastBuffer;
+    /** The node {@link #fits} found or added for the record being taken, for {@link ClusterBuffer#addWrite}. */
+    private NodeSeen lastNode;
     /** The time the event {@link #admit} took last counts as. */
     private long lastAdmitted;
 
@@ -197,7 +199,7 @@ public final class IngestBuffer {
      * first); else notes the node as seen at {@code time}.
      */
     private Optional<String> fits(String cluster, String node, long time) {
-        ClusterBuffer b = buffers.get(cluster);
+        ClusterBuffer b = lastBuffer != null && lastBuffer.cluster.equals(cluster) ? lastBuffer : buffers.get(cluster);
         if (b == null) {
             Optional<String> over = limits.overClusters(cluster, buffers.size());
             if (over.isPresent()) {
@@ -205,11 +207,11 @@ public final class IngestBuffer {
             }
             b = buffer(cluster);
         }
-        long[] seen = b.nodes.get(node);
+        NodeSeen seen = b.nodes.get(node);
         if (seen == null && b.nodes.size() >= limits.maxNodesPerCluster()) {
             long now = b.watermark;
             int before = b.nodes.size();
-            b.nodes.values().removeIf(last -> limits.expired(last[0], now));
+            b.nodes.values().removeIf(last -> limits.expired(last.time, now));
             if (b.nodes.size() < before) {
                 LOG.info("cluster {}: forgot {} node(s) silent for {}", cluster, before - b.nodes.size(), limits.nodeExpiry());
             }
@@ -219,10 +221,12 @@ public final class IngestBuffer {
             }
         }
         if (seen == null) {
-            b.nodes.put(node, new long[] {time});
-        } else if (seen[0] < time) {
-            seen[0] = time; // a holder, not a put: no boxing and no second look-up per record
+            seen = new NodeSeen(time);
+            b.nodes.put(node, seen);
+        } else if (seen.time < time) {
+            seen.time = time; // a holder, not a put: no boxing and no second look-up per record
         }
+        lastNode = seen;
         return Optional.empty();
     }
 
@@ -270,8 +274,8 @@ public final class IngestBuffer {
         long maxEventTime = Long.MIN_VALUE;
         final TreeMap<Long, BucketBuffer> buckets = new TreeMap<>();
         final Map<String, NodeCapacity> capacity = new LinkedHashMap<>();
-        /** Nodes of the cluster this buffer has accepted records of, with their latest event time (one-element holder). */
-        final Map<String, long[]> nodes = new HashMap<>();
+        /** Nodes of the cluster this buffer has accepted records of, with their latest event time. */
+        final Map<String, NodeSeen> nodes = new HashMap<>();
         long lastBucket;
         BucketBuffer lastBucketBuffer;
 
@@ -291,7 +295,13 @@ public final class IngestBuffer {
                 lastBucket = bucket;
                 lastBucketBuffer = buffer;
             }
-            buffer.add(e.getNode(), e.getSlot(), e.getBytes());
+            NodeSeen node = lastNode; // fits() found it for this very record
+            if (node.bucket != buffer) {
+                node.bytes = buffer.node(e.getNode()); // the node's first write in this bucket since it opened
+                node.bucket = buffer;
+            }
+            node.bytes[0] += e.getBytes();
+            buffer.addSlot(e.getSlot(), e.getBytes());
         }
 
         void addCapacity(CapacityEvent e, long time) {
@@ -316,8 +326,27 @@ public final class IngestBuffer {
             buckets.clear();
             capacity.clear();
             lastBucketBuffer = null;
+            for (NodeSeen node : nodes.values()) {
+                node.bucket = null; // the drained buckets are not kept alive by the nodes that wrote to them
+                node.bytes = null;
+            }
             maxEventTime = Long.MIN_VALUE;
             return p;
+        }
+    }
+
+    /**
+     * A node a cluster buffer has accepted records of: its latest event time, and where its bytes of
+     * the bucket it last wrote to are summed, so that a record costs one look-up of its node, not two.
+     */
+    private static final class NodeSeen {
+        long time;
+        /** The bucket {@link #bytes} belongs to; another bucket (or one drained since: a new one) looks it up again. */
+        BucketBuffer bucket;
+        long[] bytes;
+
+        NodeSeen(long time) {
+            this.time = time;
         }
     }
 
@@ -327,13 +356,17 @@ public final class IngestBuffer {
         long[] slots = new long[64];
         int highestSlot = -1;
 
-        void add(String node, int slot, long bytes) {
+        /** The node's bytes in this bucket (a holder, added at 0 when new). */
+        long[] node(String node) {
             long[] n = nodes.get(node);
             if (n == null) {
                 n = new long[1];
                 nodes.put(node, n);
             }
-            n[0] += bytes;
+            return n;
+        }
+
+        void addSlot(int slot, long bytes) {
             if (slot >= slots.length) {
                 slots = Arrays.copyOf(slots, Math.max(slot + 1, slots.length * 2));
             }

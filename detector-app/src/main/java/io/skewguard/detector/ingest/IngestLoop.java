@@ -125,6 +125,8 @@ public final class IngestLoop {
      * the others (catching up, uneven partitions) does not make their events late.
      */
     private final Map<Integer, IngestBuffer> buffers = new HashMap<>();
+    /** {@link #buffers} by partition number, for the look-up per record (no boxing); cleared with it. */
+    private IngestBuffer[] bufferIndex = new IngestBuffer[0];
     /** Records fetched but not taken yet, per assigned partition (their offsets are not committed). */
     private final Map<TopicPartition, ArrayDeque<ConsumerRecord<byte[], byte[]>>> queues = new LinkedHashMap<>();
     private long idleSince;
@@ -343,6 +345,9 @@ public final class IngestLoop {
                 }
                 for (TopicPartition tp : partitions) {
                     buffers.remove(tp.partition()); // empty now; its stream times go with the partition
+                    if (tp.partition() < bufferIndex.length) {
+                        bufferIndex[tp.partition()] = null;
+                    }
                     queues.remove(tp); // not taken, not committed: read again by the next owner
                 }
             }
@@ -386,6 +391,11 @@ public final class IngestLoop {
      * that still has records on the broker (lag unknown or above 0) holds processing back until they
      * are fetched, at most {@link #MAX_IDLE}; then the others go on without it.
      *
+     * <p>One scan of the queues picks the partition and also finds the oldest head of the others: the
+     * chosen partition's records are then taken while each is older than that head, which is the
+     * partition a scan per record would pick (nothing is polled in between, so no other queue changes),
+     * without scanning again. A tie with another head, or the queue running dry, scans again.
+     *
      * @return records taken
      */
     private int processQueued() {
@@ -394,6 +404,7 @@ public final class IngestLoop {
             TopicPartition next = null;
             ArrayDeque<ConsumerRecord<byte[], byte[]>> q = null;
             long oldest = Long.MAX_VALUE;
+            long second = Long.MAX_VALUE; // the oldest head of the partitions not picked
             boolean waiting = false;
             for (Map.Entry<TopicPartition, ArrayDeque<ConsumerRecord<byte[], byte[]>>> e : queues.entrySet()) {
                 ConsumerRecord<byte[], byte[]> head = e.getValue().peekFirst();
@@ -403,9 +414,12 @@ public final class IngestLoop {
                         waiting = lag.isEmpty() || lag.getAsLong() > 0;
                     }
                 } else if (head.timestamp() < oldest) {
+                    second = oldest;
                     oldest = head.timestamp();
                     next = e.getKey();
                     q = e.getValue();
+                } else if (head.timestamp() < second) {
+                    second = head.timestamp();
                 }
             }
             if (next == null) {
@@ -423,19 +437,32 @@ public final class IngestLoop {
             } else {
                 idleSince = 0;
             }
+            IngestBuffer buffer = buffer(next.partition());
+            long position = -1;
+            boolean registryDown = false;
             ConsumerRecord<byte[], byte[]> r = q.peekFirst();
-            try {
-                buffer(r.partition()).accept(r.topic(), r.partition(), r.offset(), r.key(), r.value(), r.timestamp(), r.headers());
-            } catch (RegistryUnavailableException e) {
-                waitForRegistry();
-                break; // the record stays first in its queue, its offset uncommitted: taken again after the wait
+            do {
+                try {
+                    buffer.accept(r.topic(), r.partition(), r.offset(), r.key(), r.value(), r.timestamp(), r.headers());
+                } catch (RegistryUnavailableException e) {
+                    waitForRegistry();
+                    registryDown = true; // the record stays first in its queue, its offset uncommitted: taken again after the wait
+                    break;
+                }
+                q.pollFirst();
+                registryWaitMs = 0;
+                position = r.offset() + 1;
+                taken++;
+                if (q.size() == RESUME_AT && consumer.paused().contains(next)) {
+                    consumer.resume(List.of(next));
+                }
+                r = q.peekFirst();
+            } while (r != null && r.timestamp() < second);
+            if (position >= 0) {
+                positions.put(next, position);
             }
-            q.pollFirst();
-            registryWaitMs = 0;
-            positions.put(next, r.offset() + 1);
-            taken++;
-            if (q.size() == RESUME_AT && consumer.paused().contains(next)) {
-                consumer.resume(List.of(next));
+            if (registryDown) {
+                break;
             }
         }
         return taken;
@@ -453,12 +480,20 @@ public final class IngestLoop {
     }
 
     private IngestBuffer buffer(int partition) {
-        IngestBuffer b = buffers.get(partition);
+        IngestBuffer b = partition < bufferIndex.length ? bufferIndex[partition] : null;
+        if (b != null) {
+            return b;
+        }
+        b = buffers.get(partition);
         if (b == null) {
             b = new IngestBuffer(inputs.get(0), inputs.get(1), writeSerde.deserializer(), capacitySerde.deserializer(),
                     check, tickMs, sink, Clock.systemUTC(), limits);
             buffers.put(partition, b);
         }
+        if (partition >= bufferIndex.length) {
+            bufferIndex = java.util.Arrays.copyOf(bufferIndex, partition + 1);
+        }
+        bufferIndex[partition] = b;
         return b;
     }
 
@@ -513,6 +548,7 @@ public final class IngestLoop {
 
     private void dropState() {
         buffers.clear();
+        bufferIndex = new IngestBuffer[0];
         queues.clear(); // a new consumer is assigned afresh
         idleSince = 0;
         pending.clear();

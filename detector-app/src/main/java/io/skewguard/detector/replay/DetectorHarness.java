@@ -246,19 +246,52 @@ public final class DetectorHarness implements AutoCloseable {
                         + (e == null ? "null" : e.getClass().getSimpleName()));
             }
         }
-        Topics topics = settings.topics();
-        String writes = topics.nodeWrites();
-        String capacity = topics.nodeCapacity();
+        List<Encoded> encoded = new ArrayList<>(events.size());
         for (SpecificRecord e : events) {
-            if (e instanceof WriteEvent w) {
-                ingest.accept(writes, 0, writesOffset++, key(w.getNode()), writeSerde.serializer().serialize(writes, w),
-                        Math.max(0, w.getEventTime().toEpochMilli()), new RecordHeaders());
-            } else {
-                CapacityEvent c = (CapacityEvent) e;
-                ingest.accept(capacity, 0, capacitiesOffset++, key(c.getNode()),
-                        capacitySerde.serializer().serialize(capacity, c),
-                        Math.max(0, c.getEventTime().toEpochMilli()), new RecordHeaders());
+            encoded.add(e instanceof WriteEvent w ? encoded(w) : encoded((CapacityEvent) e));
+        }
+        return sendEncoded(encoded);
+    }
+
+    /**
+     * One node's record as this harness's producer writes it: the topic, the record key (the node id's
+     * bytes), the wire-format value and the record timestamp (the event time, never negative). A
+     * simulation that hands the same capacity report to the detector and to another app encodes it once.
+     */
+    public record Encoded(String topic, byte[] key, byte[] value, long timestamp) {}
+
+    /** {@code e} encoded for the writes topic. */
+    public Encoded encoded(WriteEvent e) {
+        String topic = settings.topics().nodeWrites();
+        return new Encoded(topic, key(e.getNode()), writeSerde.serializer().serialize(topic, e),
+                Math.max(0, e.getEventTime().toEpochMilli()));
+    }
+
+    /** {@code e} encoded for the capacity topic. */
+    public Encoded encoded(CapacityEvent e) {
+        String topic = settings.topics().nodeCapacity();
+        return new Encoded(topic, key(e.getNode()), capacitySerde.serializer().serialize(topic, e),
+                Math.max(0, e.getEventTime().toEpochMilli()));
+    }
+
+    /**
+     * As {@link #sendAll}, for records already encoded ({@link #encoded}): every one in order into stage
+     * one, then one flush.
+     *
+     * @throws IllegalArgumentException for a record of a topic the detector does not read (nothing is sent)
+     */
+    public DetectorHarness sendEncoded(List<Encoded> records) {
+        String writes = settings.topics().nodeWrites();
+        String capacity = settings.topics().nodeCapacity();
+        for (Encoded r : records) {
+            if (!r.topic().equals(writes) && !r.topic().equals(capacity)) {
+                throw new IllegalArgumentException("the detector reads " + writes + " and " + capacity + ", not " + r.topic());
             }
+        }
+        for (Encoded r : records) {
+            boolean write = r.topic().equals(writes);
+            ingest.accept(write ? writes : capacity, 0, write ? writesOffset++ : capacitiesOffset++, r.key(), r.value(),
+                    r.timestamp(), new RecordHeaders());
         }
         return settle();
     }
