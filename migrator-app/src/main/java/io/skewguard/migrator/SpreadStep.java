@@ -115,11 +115,15 @@ public final class SpreadStep {
             return false;
         }
         if (row.spread().isEmpty() && row.held().isEmpty() && row.candidates().size() <= 16) {
-            // the common row, a candidate set alone: pairwise, without a set per row and report
+            // the common row, a candidate set alone: pairwise, without a set per row and report; the ids' hashes
+            // (kept by each String) tell most pairs apart before their characters are compared
             List<String> c = row.candidates();
             for (int i = 1; i < c.size(); i++) {
+                String a = c.get(i);
+                int hash = a.hashCode();
                 for (int j = 0; j < i; j++) {
-                    if (c.get(i).equals(c.get(j))) {
+                    String b = c.get(j);
+                    if (b.hashCode() == hash && a.equals(b)) {
                         return false;
                     }
                 }
