@@ -55,7 +55,6 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.function.LongSupplier;
 import java.util.stream.Stream;
-import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -124,7 +123,6 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
     private final Topics topics;
     private final SchemaRegistrySerde<SkewReport> reportSerde;
     private final SchemaRegistrySerde<SkewAlert> alertSerde;
-    private final SchemaRegistrySerde<CapacityEvent> capacitySerde;
     private int lastStepEvents;
     private final SchemaRegistrySerde<WeightCommand> weightSerde;
     private final SchemaRegistrySerde<MigrationCommand> commandSerde;
@@ -193,7 +191,6 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         Map<String, Object> serdeConfig = Map.of("schema.registry.url", registry);
         this.reportSerde = SchemaRegistrySerde.of(SkewReport.class, serdeConfig, false);
         this.alertSerde = SchemaRegistrySerde.of(SkewAlert.class, serdeConfig, false);
-        this.capacitySerde = SchemaRegistrySerde.of(CapacityEvent.class, serdeConfig, false);
         this.weightSerde = SchemaRegistrySerde.of(WeightCommand.class, serdeConfig, false);
         this.commandSerde = SchemaRegistrySerde.of(MigrationCommand.class, serdeConfig, false);
         this.statusSerde = SchemaRegistrySerde.of(MigrationStatus.class, serdeConfig, false);
@@ -272,23 +269,25 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         advanceWallClocks(end);
 
         // 1. the detector: the step's writes and every node's capacity, then close the step's tick
-        List<SpecificRecord> events = new ArrayList<>(lastStepEvents + cluster.maxNodes()); // no growing, step after step
+        List<DetectorHarness.Encoded> events = new ArrayList<>(lastStepEvents + cluster.maxNodes()); // no growing, step after step
         cluster.forEachStepWrite((slot, node, bytes) -> {
             long b = Math.round(bytes);
             if (b > 0) {
-                events.add(new WriteEvent(CLUSTER, cluster.nodes().id(node), slot, b, 1L, Instant.ofEpochMilli(now)));
+                events.add(detector.encoded(new WriteEvent(CLUSTER, cluster.nodes().id(node), slot, b, 1L, Instant.ofEpochMilli(now))));
             }
         });
-        List<CapacityEvent> capacities = capacities(cluster, now);
+        List<DetectorHarness.Encoded> capacities = new ArrayList<>();
+        for (CapacityEvent c : capacities(cluster, now)) {
+            capacities.add(detector.encoded(c)); // encoded once: the same bytes to the detector and the migrator
+        }
         events.addAll(capacities);
         lastStepEvents = events.size();
-        detector.sendAll(events);
+        detector.sendEncoded(events);
         detector.advanceTo(CLUSTER, end);
 
         // 2. capacity to the migrator, then the tick's alerts and report to the balancer and the migrator
-        String capacityTopic = topics.nodeCapacity();
-        for (CapacityEvent c : capacities) {
-            migratorCapacity.pipeInput(key(c.getNode()), capacitySerde.serializer().serialize(capacityTopic, c), now);
+        for (DetectorHarness.Encoded c : capacities) {
+            migratorCapacity.pipeInput(c.key(), c.value(), now);
         }
         for (DetectorHarness.Output out : detector.takeOutputs()) {
             if (out instanceof DetectorHarness.AlertOutput a) {
@@ -764,7 +763,7 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
                 try {
                     migrator.close();
                 } finally {
-                    Stream.of(reportSerde, alertSerde, capacitySerde, weightSerde, commandSerde, statusSerde, slotSerde, membershipSerde)
+                    Stream.of(reportSerde, alertSerde, weightSerde, commandSerde, statusSerde, slotSerde, membershipSerde)
                             .forEach(SchemaRegistrySerde::close);
                     deleteQuietly(workDir);
                 }
