@@ -15,6 +15,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -129,6 +130,15 @@ public final class IngestLoop {
     private IngestBuffer[] bufferIndex = new IngestBuffer[0];
     /** Records fetched but not taken yet, per assigned partition (their offsets are not committed). */
     private final Map<TopicPartition, ArrayDeque<ConsumerRecord<byte[], byte[]>>> queues = new LinkedHashMap<>();
+    /**
+     * {@link #queues} as arrays in its order, for the scan per record (null after any change to which
+     * partitions it holds: rebuilt at the next scan), with one slot per queue for the position taken and
+     * the lag seen during one {@link #processQueued} call.
+     */
+    private TopicPartition[] lanePartitions;
+    private ArrayDeque<ConsumerRecord<byte[], byte[]>>[] laneQueues;
+    private long[] lanePositions;
+    private byte[] laneLag;
     private long idleSince;
     private KafkaProducer<byte[], byte[]> producer;
     private final List<ProducerRecord<byte[], byte[]>> pending = new ArrayList<>();
@@ -350,6 +360,7 @@ public final class IngestLoop {
                     }
                     queues.remove(tp); // not taken, not committed: read again by the next owner
                 }
+                lanePartitions = null;
             }
 
             @Override
@@ -357,6 +368,7 @@ public final class IngestLoop {
                 for (TopicPartition tp : partitions) {
                     queues.putIfAbsent(tp, new ArrayDeque<>());
                 }
+                lanePartitions = null;
                 joined = true;
                 LOG.info("{}: assigned {}", name, partitions);
             }
@@ -368,6 +380,7 @@ public final class IngestLoop {
                     lost = true;
                 }
                 partitions.forEach(queues::remove);
+                lanePartitions = null;
             }
         });
     }
@@ -394,78 +407,109 @@ public final class IngestLoop {
      * <p>One scan of the queues picks the partition and also finds the oldest head of the others: the
      * chosen partition's records are then taken while each is older than that head, which is the
      * partition a scan per record would pick (nothing is polled in between, so no other queue changes),
-     * without scanning again. A tie with another head, or the queue running dry, scans again.
+     * without scanning again. A tie with another head, or the queue running dry, scans again. The
+     * scan runs over arrays of the queues; an empty queue's lag is asked once per call (it changes only
+     * when the consumer polls), and the offsets taken are noted once per partition at the end.
      *
      * @return records taken
      */
     private int processQueued() {
-        int taken = 0;
-        while (true) {
-            TopicPartition next = null;
-            ArrayDeque<ConsumerRecord<byte[], byte[]>> q = null;
-            long oldest = Long.MAX_VALUE;
-            long second = Long.MAX_VALUE; // the oldest head of the partitions not picked
-            boolean waiting = false;
-            for (Map.Entry<TopicPartition, ArrayDeque<ConsumerRecord<byte[], byte[]>>> e : queues.entrySet()) {
-                ConsumerRecord<byte[], byte[]> head = e.getValue().peekFirst();
-                if (head == null) {
-                    if (!waiting) {
-                        OptionalLong lag = consumer.currentLag(e.getKey());
-                        waiting = lag.isEmpty() || lag.getAsLong() > 0;
+        if (lanePartitions == null) {
+            lanes();
+        }
+        ArrayDeque<ConsumerRecord<byte[], byte[]>>[] lanes = laneQueues;
+        long[] taken = lanePositions;
+        byte[] lag = laneLag; // per lane: 0 not asked yet, 1 records on the broker not fetched (or unknown), 2 none
+        Arrays.fill(taken, -1);
+        Arrays.fill(lag, (byte) 0); // a lag changes only when the consumer polls, so it is asked once per call
+        int count = 0;
+        try {
+            while (true) {
+                int next = -1;
+                long oldest = Long.MAX_VALUE;
+                long second = Long.MAX_VALUE; // the oldest head of the partitions not picked
+                boolean waiting = false;
+                for (int i = 0; i < lanes.length; i++) {
+                    ConsumerRecord<byte[], byte[]> head = lanes[i].peekFirst();
+                    if (head == null) {
+                        if (!waiting) {
+                            if (lag[i] == 0) {
+                                OptionalLong l = consumer.currentLag(lanePartitions[i]);
+                                lag[i] = l.isEmpty() || l.getAsLong() > 0 ? (byte) 1 : (byte) 2;
+                            }
+                            waiting = lag[i] == 1;
+                        }
+                    } else if (head.timestamp() < oldest) {
+                        second = oldest;
+                        oldest = head.timestamp();
+                        next = i;
+                    } else if (head.timestamp() < second) {
+                        second = head.timestamp();
                     }
-                } else if (head.timestamp() < oldest) {
-                    second = oldest;
-                    oldest = head.timestamp();
-                    next = e.getKey();
-                    q = e.getValue();
-                } else if (head.timestamp() < second) {
-                    second = head.timestamp();
                 }
-            }
-            if (next == null) {
-                idleSince = 0;
-                break;
-            }
-            if (waiting) {
-                long now = System.nanoTime();
-                if (idleSince == 0) {
-                    idleSince = now;
-                }
-                if (now - idleSince < MAX_IDLE.toNanos()) {
+                if (next < 0) {
+                    idleSince = 0;
                     break;
                 }
-            } else {
-                idleSince = 0;
-            }
-            IngestBuffer buffer = buffer(next.partition());
-            long position = -1;
-            boolean registryDown = false;
-            ConsumerRecord<byte[], byte[]> r = q.peekFirst();
-            do {
-                try {
-                    buffer.accept(r.topic(), r.partition(), r.offset(), r.key(), r.value(), r.timestamp(), r.headers());
-                } catch (RegistryUnavailableException e) {
-                    waitForRegistry();
-                    registryDown = true; // the record stays first in its queue, its offset uncommitted: taken again after the wait
+                if (waiting) {
+                    long now = System.nanoTime();
+                    if (idleSince == 0) {
+                        idleSince = now;
+                    }
+                    if (now - idleSince < MAX_IDLE.toNanos()) {
+                        break;
+                    }
+                } else {
+                    idleSince = 0;
+                }
+                ArrayDeque<ConsumerRecord<byte[], byte[]>> q = lanes[next];
+                TopicPartition tp = lanePartitions[next];
+                IngestBuffer buffer = buffer(tp.partition());
+                boolean registryDown = false;
+                ConsumerRecord<byte[], byte[]> r = q.peekFirst();
+                do {
+                    try {
+                        buffer.accept(r.topic(), r.partition(), r.offset(), r.key(), r.value(), r.timestamp(), r.headers());
+                    } catch (RegistryUnavailableException e) {
+                        waitForRegistry();
+                        registryDown = true; // the record stays first in its queue, its offset uncommitted: taken again after the wait
+                        break;
+                    }
+                    q.pollFirst();
+                    registryWaitMs = 0;
+                    taken[next] = r.offset() + 1;
+                    count++;
+                    if (q.size() == RESUME_AT && consumer.paused().contains(tp)) {
+                        consumer.resume(List.of(tp));
+                    }
+                    r = q.peekFirst();
+                } while (r != null && r.timestamp() < second);
+                if (registryDown) {
                     break;
                 }
-                q.pollFirst();
-                registryWaitMs = 0;
-                position = r.offset() + 1;
-                taken++;
-                if (q.size() == RESUME_AT && consumer.paused().contains(next)) {
-                    consumer.resume(List.of(next));
-                }
-                r = q.peekFirst();
-            } while (r != null && r.timestamp() < second);
-            if (position >= 0) {
-                positions.put(next, position);
             }
-            if (registryDown) {
-                break;
+        } finally {
+            for (int i = 0; i < taken.length; i++) {
+                if (taken[i] >= 0) {
+                    positions.put(lanePartitions[i], taken[i]); // once per partition and call, not per record
+                }
             }
         }
-        return taken;
+        return count;
+    }
+
+    @SuppressWarnings("unchecked")
+    private void lanes() {
+        int n = queues.size();
+        lanePartitions = new TopicPartition[n];
+        laneQueues = new ArrayDeque[n];
+        lanePositions = new long[n];
+        laneLag = new byte[n];
+        int i = 0;
+        for (Map.Entry<TopicPartition, ArrayDeque<ConsumerRecord<byte[], byte[]>>> e : queues.entrySet()) {
+            lanePartitions[i] = e.getKey();
+            laneQueues[i++] = e.getValue();
+        }
     }
 
     /**
@@ -491,7 +535,7 @@ public final class IngestLoop {
             buffers.put(partition, b);
         }
         if (partition >= bufferIndex.length) {
-            bufferIndex = java.util.Arrays.copyOf(bufferIndex, partition + 1);
+            bufferIndex = Arrays.copyOf(bufferIndex, partition + 1);
         }
         bufferIndex[partition] = b;
         return b;
@@ -550,6 +594,7 @@ public final class IngestLoop {
         buffers.clear();
         bufferIndex = new IngestBuffer[0];
         queues.clear(); // a new consumer is assigned afresh
+        lanePartitions = null;
         idleSince = 0;
         pending.clear();
         positions.clear();
