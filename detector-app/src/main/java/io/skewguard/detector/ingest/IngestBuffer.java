@@ -109,10 +109,7 @@ public final class IngestBuffer {
             WriteEvent e = decode(writes, topic, partition, offset, key, value, timestamp, headers);
             if (e != null) {
                 long time = e.getEventTime().toEpochMilli();
-                // a node counts as seen no later than the clock: a far-future time must not keep it alive
-                String bad = check.check(e)
-                        .or(() -> fits(e.getCluster(), e.getNode(), Math.min(time, clock.millis())))
-                        .or(() -> admit(e.getCluster(), time)).orElse(null);
+                String bad = refusal(check.check(e), e.getCluster(), e.getNode(), time);
                 if (bad == null) {
                     buffer(e.getCluster()).addWrite(e, lastAdmitted);
                 } else {
@@ -123,10 +120,7 @@ public final class IngestBuffer {
             CapacityEvent e = decode(capacities, topic, partition, offset, key, value, timestamp, headers);
             if (e != null) {
                 long time = e.getEventTime().toEpochMilli();
-                // a node counts as seen no later than the clock: a far-future time must not keep it alive
-                String bad = check.check(e)
-                        .or(() -> fits(e.getCluster(), e.getNode(), Math.min(time, clock.millis())))
-                        .or(() -> admit(e.getCluster(), time)).orElse(null);
+                String bad = refusal(check.check(e), e.getCluster(), e.getNode(), time);
                 if (bad == null) {
                     buffer(e.getCluster()).addCapacity(e, lastAdmitted);
                 } else {
@@ -136,6 +130,23 @@ public final class IngestBuffer {
         } else {
             reject(topic, partition, offset, key, value, timestamp, "unexpected topic " + topic);
         }
+    }
+
+    /**
+     * Why a record of {@code node} at event time {@code time} is refused, or null when it is taken: the
+     * input check's reason, else the state bound's ({@link #fits}), else the time rule's ({@link #admit}),
+     * each asked only when the one before passed (no lambda per record).
+     */
+    private String refusal(Optional<String> invalid, String cluster, String node, long time) {
+        if (invalid.isPresent()) {
+            return invalid.get();
+        }
+        // a node counts as seen no later than the clock: a far-future time must not keep it alive
+        Optional<String> over = fits(cluster, node, Math.min(time, clock.millis()));
+        if (over.isPresent()) {
+            return over.get();
+        }
+        return admit(cluster, time).orElse(null);
     }
 
     /** Hands on every non-empty cluster buffer. Stream times are kept. */

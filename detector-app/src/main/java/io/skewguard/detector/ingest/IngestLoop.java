@@ -139,6 +139,8 @@ public final class IngestLoop {
     private ArrayDeque<ConsumerRecord<byte[], byte[]>>[] laneQueues;
     private long[] lanePositions;
     private byte[] laneLag;
+    private long[] laneHeads;
+    private boolean[] laneEmpty;
     private long idleSince;
     private KafkaProducer<byte[], byte[]> producer;
     private final List<ProducerRecord<byte[], byte[]>> pending = new ArrayList<>();
@@ -420,8 +422,15 @@ public final class IngestLoop {
         ArrayDeque<ConsumerRecord<byte[], byte[]>>[] lanes = laneQueues;
         long[] taken = lanePositions;
         byte[] lag = laneLag; // per lane: 0 not asked yet, 1 records on the broker not fetched (or unknown), 2 none
+        long[] heads = laneHeads; // per lane: its first record's timestamp, when it has one
+        boolean[] empty = laneEmpty;
         Arrays.fill(taken, -1);
         Arrays.fill(lag, (byte) 0); // a lag changes only when the consumer polls, so it is asked once per call
+        for (int i = 0; i < lanes.length; i++) {
+            ConsumerRecord<byte[], byte[]> head = lanes[i].peekFirst();
+            empty[i] = head == null;
+            heads[i] = head == null ? 0 : head.timestamp();
+        }
         int count = 0;
         try {
             while (true) {
@@ -430,8 +439,7 @@ public final class IngestLoop {
                 long second = Long.MAX_VALUE; // the oldest head of the partitions not picked
                 boolean waiting = false;
                 for (int i = 0; i < lanes.length; i++) {
-                    ConsumerRecord<byte[], byte[]> head = lanes[i].peekFirst();
-                    if (head == null) {
+                    if (empty[i]) {
                         if (!waiting) {
                             if (lag[i] == 0) {
                                 OptionalLong l = consumer.currentLag(lanePartitions[i]);
@@ -439,12 +447,12 @@ public final class IngestLoop {
                             }
                             waiting = lag[i] == 1;
                         }
-                    } else if (head.timestamp() < oldest) {
+                    } else if (heads[i] < oldest) {
                         second = oldest;
-                        oldest = head.timestamp();
+                        oldest = heads[i];
                         next = i;
-                    } else if (head.timestamp() < second) {
-                        second = head.timestamp();
+                    } else if (heads[i] < second) {
+                        second = heads[i];
                     }
                 }
                 if (next < 0) {
@@ -484,6 +492,8 @@ public final class IngestLoop {
                     }
                     r = q.peekFirst();
                 } while (r != null && r.timestamp() < second);
+                empty[next] = q.isEmpty(); // its head now (the scan reads no deque)
+                heads[next] = q.isEmpty() ? 0 : q.peekFirst().timestamp();
                 if (registryDown) {
                     break;
                 }
@@ -505,6 +515,8 @@ public final class IngestLoop {
         laneQueues = new ArrayDeque[n];
         lanePositions = new long[n];
         laneLag = new byte[n];
+        laneHeads = new long[n];
+        laneEmpty = new boolean[n];
         int i = 0;
         for (Map.Entry<TopicPartition, ArrayDeque<ConsumerRecord<byte[], byte[]>>> e : queues.entrySet()) {
             lanePartitions[i] = e.getKey();

@@ -90,7 +90,10 @@ public record InputCheck(long graceMs, FutureSkew futureSkew, int maxSlots, Set<
         if (node == null || node.isBlank()) {
             return Optional.of("invalid: missing node id");
         }
-        Optional<String> invalid = StateLimits.checkId("cluster", cluster).or(() -> StateLimits.checkId("node", node));
+        Optional<String> invalid = StateLimits.checkId("cluster", cluster);
+        if (invalid.isEmpty()) {
+            invalid = StateLimits.checkId("node", node);
+        }
         if (invalid.isPresent()) {
             return invalid;
         }
