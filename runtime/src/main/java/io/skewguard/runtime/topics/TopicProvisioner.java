@@ -28,6 +28,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
@@ -248,7 +249,7 @@ public final class TopicProvisioner implements AutoCloseable {
         if (created.isEmpty()) {
             return;
         }
-        List<String> names = created.stream().map(TopicSpec::name).toList();
+        List<String> names = names(created);
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             try {
@@ -288,7 +289,7 @@ public final class TopicProvisioner implements AutoCloseable {
      * fails (an idempotent producer whose later batches got in first then retries the first one as
      * out of order until its delivery timeout).
      */
-    private boolean leadersAnswer(Collection<TopicSpec> created) throws InterruptedException, TimeoutException {
+    private boolean leadersAnswer(Collection<TopicSpec> created) throws InterruptedException {
         Map<TopicPartition, OffsetSpec> specs = new LinkedHashMap<>();
         for (TopicSpec s : created) {
             for (int p = 0; p < s.partitions(); p++) {
@@ -299,8 +300,19 @@ public final class TopicProvisioner implements AutoCloseable {
             admin.listOffsets(specs).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             return true;
         } catch (ExecutionException e) {
-            return false; // not the leader yet: asked again after the poll interval
+            if (e.getCause() instanceof RetriableException) {
+                return false; // not the leader yet: asked again after the poll interval
+            }
+            // e.g. no right to describe the topics: asking again changes nothing
+            throw failed("ask the leaders of the created topics " + names(created) + " for their end offsets", e.getCause());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("cannot ask the leaders of the created topics " + names(created) + " on "
+                    + bootstrapServers + " for their end offsets: no answer within " + Durations.format(timeout), e);
         }
+    }
+
+    private static List<String> names(Collection<TopicSpec> specs) {
+        return specs.stream().map(TopicSpec::name).toList();
     }
 
     private <T> T await(KafkaFuture<T> future, String what) {

@@ -53,18 +53,27 @@ class TopicProvisionerIT {
     }
 
     /** An admin whose first end-offset requests fail as a leader not yet taking requests answers them. */
+    /** An admin whose first {@code refusals} end-offset requests fail with {@code error}. */
     private static final class LateLeaders extends org.apache.kafka.clients.admin.ForwardingAdmin {
         final java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+        private final int refusals;
+        private final java.util.function.Supplier<RuntimeException> error;
 
         LateLeaders() {
+            this(2, () -> new org.apache.kafka.common.errors.NotLeaderOrFollowerException("not the leader yet"));
+        }
+
+        LateLeaders(int refusals, java.util.function.Supplier<RuntimeException> error) {
             super(Map.of("bootstrap.servers", KAFKA.bootstrapServers()));
+            this.refusals = refusals;
+            this.error = error;
         }
 
         @Override
         public org.apache.kafka.clients.admin.ListOffsetsResult listOffsets(
                 Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> specs,
                 org.apache.kafka.clients.admin.ListOffsetsOptions options) {
-            if (asked.incrementAndGet() > 2) {
+            if (asked.incrementAndGet() > refusals) {
                 return super.listOffsets(specs, options);
             }
             Map<org.apache.kafka.common.TopicPartition,
@@ -72,7 +81,7 @@ class TopicProvisionerIT {
                     new java.util.HashMap<>();
             for (var tp : specs.keySet()) {
                 var f = new org.apache.kafka.common.internals.KafkaFutureImpl<org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo>();
-                f.completeExceptionally(new org.apache.kafka.common.errors.NotLeaderOrFollowerException("not the leader yet"));
+                f.completeExceptionally(error.get());
                 failed.put(tp, f);
             }
             return new org.apache.kafka.clients.admin.ListOffsetsResult(failed);
@@ -87,6 +96,23 @@ class TopicProvisionerIT {
 
             assertThat(p.created()).extracting(TopicSpec::name).containsExactlyElementsOf(plan.names().all());
             assertThat(admin.asked.get()).as("end-offset requests: two refused, then answered").isEqualTo(3);
+        }
+    }
+
+    /** A refusal that asking again cannot cure (here: no right to read the topics' offsets) is said at once, as it is. */
+    @Test
+    void anEndOffsetRequestRefusedForGoodIsReportedAtOnceNotAsMissingLeaders() {
+        TopicPlan plan = TopicPlan.defaults("refused-offsets.");
+        try (LateLeaders admin = new LateLeaders(Integer.MAX_VALUE,
+                () -> new org.apache.kafka.common.errors.TopicAuthorizationException("not authorized to describe"))) {
+            TopicProvisioner provisioner = new TopicProvisioner(admin, KAFKA.bootstrapServers(), Duration.ofSeconds(30));
+            assertThatThrownBy(() -> provisioner.create(plan))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("cannot ask the leaders of the created topics [refused-offsets.node-writes")
+                    .hasMessageContaining("for their end offsets on " + KAFKA.bootstrapServers())
+                    .hasMessageContaining("TopicAuthorizationException: not authorized to describe")
+                    .hasMessageNotContaining("no leader");
+            assertThat(admin.asked.get()).as("not asked again").isEqualTo(1);
         }
     }
 
