@@ -123,11 +123,10 @@ public final class IngestLoop {
     /**
      * One buffer per input partition number (node-writes-p with node-capacity-p, grouped as a Kafka
      * Streams task would): each keeps its own per-cluster stream time, so a partition read ahead of
-     * the others (catching up, uneven partitions) does not make their events late.
+     * the others (catching up, uneven partitions) does not make their events late. Indexed by the
+     * partition number (null: none yet), so the look-up per record needs no map.
      */
-    private final Map<Integer, IngestBuffer> buffers = new HashMap<>();
-    /** {@link #buffers} by partition number, for the look-up per record (no boxing); cleared with it. */
-    private IngestBuffer[] bufferIndex = new IngestBuffer[0];
+    private IngestBuffer[] buffers = new IngestBuffer[0];
     /** Records fetched but not taken yet, per assigned partition (their offsets are not committed). */
     private final Map<TopicPartition, ArrayDeque<ConsumerRecord<byte[], byte[]>>> queues = new LinkedHashMap<>();
     /**
@@ -356,9 +355,8 @@ public final class IngestLoop {
                     commit();
                 }
                 for (TopicPartition tp : partitions) {
-                    buffers.remove(tp.partition()); // empty now; its stream times go with the partition
-                    if (tp.partition() < bufferIndex.length) {
-                        bufferIndex[tp.partition()] = null;
+                    if (tp.partition() < buffers.length) {
+                        buffers[tp.partition()] = null; // empty now; its stream times go with the partition
                     }
                     queues.remove(tp); // not taken, not committed: read again by the next owner
                 }
@@ -536,25 +534,28 @@ public final class IngestLoop {
     }
 
     private IngestBuffer buffer(int partition) {
-        IngestBuffer b = partition < bufferIndex.length ? bufferIndex[partition] : null;
-        if (b != null) {
-            return b;
-        }
-        b = buffers.get(partition);
+        IngestBuffer b = partition < buffers.length ? buffers[partition] : null;
         if (b == null) {
             b = new IngestBuffer(inputs.get(0), inputs.get(1), writeSerde.deserializer(), capacitySerde.deserializer(),
                     check, tickMs, sink, Clock.systemUTC(), limits);
-            buffers.put(partition, b);
+            if (partition >= buffers.length) {
+                buffers = Arrays.copyOf(buffers, partition + 1);
+            }
+            buffers[partition] = b;
         }
-        if (partition >= bufferIndex.length) {
-            bufferIndex = Arrays.copyOf(bufferIndex, partition + 1);
-        }
-        bufferIndex[partition] = b;
         return b;
     }
 
     private boolean dirty() {
-        return !positions.isEmpty() || !pending.isEmpty() || buffers.values().stream().anyMatch(b -> b.clustersHeld() > 0);
+        if (!positions.isEmpty() || !pending.isEmpty()) {
+            return true;
+        }
+        for (IngestBuffer b : buffers) {
+            if (b != null && b.clustersHeld() > 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private boolean commitDue() {
@@ -567,7 +568,11 @@ public final class IngestLoop {
 
     /** One transaction: everything buffered, the dead letters, and the offsets they came from. */
     private void commit() {
-        buffers.values().forEach(IngestBuffer::flushAll);
+        for (IngestBuffer b : buffers) {
+            if (b != null) {
+                b.flushAll();
+            }
+        }
         if (!pending.isEmpty() || !positions.isEmpty()) {
             producer.beginTransaction();
             for (ProducerRecord<byte[], byte[]> r : pending) {
@@ -603,8 +608,7 @@ public final class IngestLoop {
     }
 
     private void dropState() {
-        buffers.clear();
-        bufferIndex = new IngestBuffer[0];
+        buffers = new IngestBuffer[0];
         queues.clear(); // a new consumer is assigned afresh
         lanePartitions = null;
         idleSince = 0;
