@@ -128,18 +128,9 @@ public final class IngestLoop {
      */
     private IngestBuffer[] buffers = new IngestBuffer[0];
     /** Records fetched but not taken yet, per assigned partition (their offsets are not committed). */
-    private final Map<TopicPartition, ArrayDeque<ConsumerRecord<byte[], byte[]>>> queues = new LinkedHashMap<>();
-    /**
-     * {@link #queues} as arrays in its order, for the scan per record (null after any change to which
-     * partitions it holds: rebuilt at the next scan), with one slot per queue for the position taken and
-     * the lag seen during one {@link #processQueued} call.
-     */
-    private TopicPartition[] lanePartitions;
-    private ArrayDeque<ConsumerRecord<byte[], byte[]>>[] laneQueues;
-    private long[] lanePositions;
-    private byte[] laneLag;
-    private long[] laneHeads;
-    private boolean[] laneEmpty;
+    private final Map<TopicPartition, Lane> queues = new LinkedHashMap<>();
+    /** {@link #queues}' values in its order, for the scan per record; null after any change of partitions (rebuilt at the next scan). */
+    private Lane[] lanes;
     private long idleSince;
     private KafkaProducer<byte[], byte[]> producer;
     private final List<ProducerRecord<byte[], byte[]>> pending = new ArrayList<>();
@@ -360,15 +351,15 @@ public final class IngestLoop {
                     }
                     queues.remove(tp); // not taken, not committed: read again by the next owner
                 }
-                lanePartitions = null;
+                lanes = null;
             }
 
             @Override
             public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
                 for (TopicPartition tp : partitions) {
-                    queues.putIfAbsent(tp, new ArrayDeque<>());
+                    queues.putIfAbsent(tp, new Lane(tp));
                 }
-                lanePartitions = null;
+                lanes = null;
                 joined = true;
                 LOG.info("{}: assigned {}", name, partitions);
             }
@@ -380,17 +371,18 @@ public final class IngestLoop {
                     lost = true;
                 }
                 partitions.forEach(queues::remove);
-                lanePartitions = null;
+                lanes = null;
             }
         });
     }
 
     private void enqueue(ConsumerRecords<byte[], byte[]> records) {
         for (TopicPartition tp : records.partitions()) {
-            ArrayDeque<ConsumerRecord<byte[], byte[]>> q = queues.get(tp);
-            if (q == null) {
+            Lane lane = queues.get(tp);
+            if (lane == null) {
                 continue; // not ours any more
             }
+            ArrayDeque<ConsumerRecord<byte[], byte[]>> q = lane.records;
             q.addAll(records.records(tp));
             if (q.size() >= PAUSE_AT) {
                 consumer.pause(List.of(tp));
@@ -408,52 +400,37 @@ public final class IngestLoop {
      * chosen partition's records are then taken while each is older than that head, which is the
      * partition a scan per record would pick (nothing is polled in between, so no other queue changes),
      * without scanning again. A tie with another head, or the queue running dry, scans again. The
-     * scan runs over arrays of the queues; an empty queue's lag is asked once per call (it changes only
+     * scan runs over an array of the partitions ({@link Lane}); an empty queue's lag is asked once per call (it changes only
      * when the consumer polls), and the offsets taken are noted once per partition at the end.
      *
      * @return records taken
      */
     private int processQueued() {
-        if (lanePartitions == null) {
-            lanes();
+        if (lanes == null) {
+            lanes = queues.values().toArray(new Lane[0]);
         }
-        ArrayDeque<ConsumerRecord<byte[], byte[]>>[] lanes = laneQueues;
-        long[] taken = lanePositions;
-        byte[] lag = laneLag; // per lane: 0 not asked yet, 1 records on the broker not fetched (or unknown), 2 none
-        long[] heads = laneHeads; // per lane: its first record's timestamp, when it has one
-        boolean[] empty = laneEmpty;
-        Arrays.fill(taken, -1);
-        Arrays.fill(lag, (byte) 0); // a lag changes only when the consumer polls, so it is asked once per call
-        for (int i = 0; i < lanes.length; i++) {
-            ConsumerRecord<byte[], byte[]> head = lanes[i].peekFirst();
-            empty[i] = head == null;
-            heads[i] = head == null ? 0 : head.timestamp();
+        for (Lane lane : lanes) {
+            lane.startCall();
         }
         int count = 0;
         try {
             while (true) {
-                int next = -1;
+                Lane next = null;
                 long oldest = Long.MAX_VALUE;
                 long second = Long.MAX_VALUE; // the oldest head of the partitions not picked
                 boolean waiting = false;
-                for (int i = 0; i < lanes.length; i++) {
-                    if (empty[i]) {
-                        if (!waiting) {
-                            if (lag[i] == 0) {
-                                OptionalLong l = consumer.currentLag(lanePartitions[i]);
-                                lag[i] = l.isEmpty() || l.getAsLong() > 0 ? (byte) 1 : (byte) 2;
-                            }
-                            waiting = lag[i] == 1;
-                        }
-                    } else if (heads[i] < oldest) {
+                for (Lane lane : lanes) {
+                    if (lane.empty) {
+                        waiting = waiting || lane.lagging(consumer);
+                    } else if (lane.head < oldest) {
                         second = oldest;
-                        oldest = heads[i];
-                        next = i;
-                    } else if (heads[i] < second) {
-                        second = heads[i];
+                        oldest = lane.head;
+                        next = lane;
+                    } else if (lane.head < second) {
+                        second = lane.head;
                     }
                 }
-                if (next < 0) {
+                if (next == null) {
                     idleSince = 0;
                     break;
                 }
@@ -468,9 +445,8 @@ public final class IngestLoop {
                 } else {
                     idleSince = 0;
                 }
-                ArrayDeque<ConsumerRecord<byte[], byte[]>> q = lanes[next];
-                TopicPartition tp = lanePartitions[next];
-                IngestBuffer buffer = buffer(tp.partition());
+                ArrayDeque<ConsumerRecord<byte[], byte[]>> q = next.records;
+                IngestBuffer buffer = buffer(next.partition.partition());
                 boolean registryDown = false;
                 ConsumerRecord<byte[], byte[]> r = q.peekFirst();
                 do {
@@ -483,42 +459,63 @@ public final class IngestLoop {
                     }
                     q.pollFirst();
                     registryWaitMs = 0;
-                    taken[next] = r.offset() + 1;
+                    next.taken = r.offset() + 1;
                     count++;
-                    if (q.size() == RESUME_AT && consumer.paused().contains(tp)) {
-                        consumer.resume(List.of(tp));
+                    if (q.size() == RESUME_AT && consumer.paused().contains(next.partition)) {
+                        consumer.resume(List.of(next.partition));
                     }
                     r = q.peekFirst();
                 } while (r != null && r.timestamp() < second);
-                empty[next] = q.isEmpty(); // its head now (the scan reads no deque)
-                heads[next] = q.isEmpty() ? 0 : q.peekFirst().timestamp();
+                next.readHead(); // its head now (the scan reads no deque)
                 if (registryDown) {
                     break;
                 }
             }
         } finally {
-            for (int i = 0; i < taken.length; i++) {
-                if (taken[i] >= 0) {
-                    positions.put(lanePartitions[i], taken[i]); // once per partition and call, not per record
+            for (Lane lane : lanes) {
+                if (lane.taken >= 0) {
+                    positions.put(lane.partition, lane.taken); // once per partition and call, not per record
                 }
             }
         }
         return count;
     }
 
-    @SuppressWarnings("unchecked")
-    private void lanes() {
-        int n = queues.size();
-        lanePartitions = new TopicPartition[n];
-        laneQueues = new ArrayDeque[n];
-        lanePositions = new long[n];
-        laneLag = new byte[n];
-        laneHeads = new long[n];
-        laneEmpty = new boolean[n];
-        int i = 0;
-        for (Map.Entry<TopicPartition, ArrayDeque<ConsumerRecord<byte[], byte[]>>> e : queues.entrySet()) {
-            lanePartitions[i] = e.getKey();
-            laneQueues[i++] = e.getValue();
+    /**
+     * One assigned partition: its records fetched but not taken yet, and what one {@link #processQueued}
+     * call keeps of it (its head's timestamp, its lag, the offset after the last record it took).
+     */
+    private static final class Lane {
+        final TopicPartition partition;
+        final ArrayDeque<ConsumerRecord<byte[], byte[]>> records = new ArrayDeque<>();
+        boolean empty;
+        long head;
+        /** 0 not asked in this call, 1 records on the broker not fetched yet (or unknown), 2 none. */
+        byte lag;
+        long taken;
+
+        Lane(TopicPartition partition) {
+            this.partition = partition;
+        }
+
+        void startCall() {
+            lag = 0; // a lag changes only when the consumer polls, so it is asked once per call
+            taken = -1;
+            readHead();
+        }
+
+        void readHead() {
+            ConsumerRecord<byte[], byte[]> first = records.peekFirst();
+            empty = first == null;
+            head = first == null ? 0 : first.timestamp();
+        }
+
+        boolean lagging(KafkaConsumer<byte[], byte[]> consumer) {
+            if (lag == 0) {
+                OptionalLong l = consumer.currentLag(partition);
+                lag = l.isEmpty() || l.getAsLong() > 0 ? (byte) 1 : (byte) 2;
+            }
+            return lag == 1;
         }
     }
 
@@ -610,7 +607,7 @@ public final class IngestLoop {
     private void dropState() {
         buffers = new IngestBuffer[0];
         queues.clear(); // a new consumer is assigned afresh
-        lanePartitions = null;
+        lanes = null;
         idleSince = 0;
         pending.clear();
         positions.clear();
