@@ -89,6 +89,11 @@ public final class DetectorHarness implements AutoCloseable {
     public static final String CLOCK_NODE = "harness-clock";
 
     private final DetectorSettings settings;
+    /** The settings' topics, made once: their names are compared and hashed for every record. */
+    private final Topics topics;
+    /** The two input topics' names, made once: each record's topic is compared with them and hashed. */
+    private final String writesTopic;
+    private final String capacityTopic;
     private final String registryScope;
     private final Path stateDir;
     private final TopologyTestDriver driver;
@@ -132,6 +137,9 @@ public final class DetectorHarness implements AutoCloseable {
         this.driverClock = clock.millis();
         this.registryScope = "detector-harness-" + UUID.randomUUID();
         this.settings = settings.with(Map.of(DetectorSettings.SCHEMA_REGISTRY_URL, "mock://" + registryScope));
+        this.topics = this.settings.topics();
+        this.writesTopic = topics.nodeWrites();
+        this.capacityTopic = topics.nodeCapacity();
         try {
             this.stateDir = Files.createTempDirectory("skewguard-detector-harness");
         } catch (IOException e) {
@@ -140,7 +148,7 @@ public final class DetectorHarness implements AutoCloseable {
         Properties props = this.settings.streamsProperties();
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         // stage two's poison pills join stage one's dead letters, as in the app's dead-letter topic
-        PoisonPills.writingTo(props, new DeadLetters(this.settings.topics().dlq(), letter -> deadLetterLog.add(
+        PoisonPills.writingTo(props, new DeadLetters(topics.dlq(), letter -> deadLetterLog.add(
                 new DeadLetterRecord(letter.key(), letter.value(), DeadLetter.fromHeaders(letter.headers())))));
         this.driver = new TopologyTestDriver(DetectorTopology.build(this.settings, changelogs), props, Instant.ofEpochMilli(driverClock));
         Map<String, Object> serdeConfig = this.settings.serdeConfig();
@@ -148,13 +156,12 @@ public final class DetectorHarness implements AutoCloseable {
         this.capacitySerde = SchemaRegistrySerde.of(CapacityEvent.class, serdeConfig, false);
         this.reportSerde = SchemaRegistrySerde.of(SkewReport.class, serdeConfig, false);
         this.alertSerde = SchemaRegistrySerde.of(SkewAlert.class, serdeConfig, false);
-        Topics topics = this.settings.topics();
         this.partials = driver.createInputTopic(this.settings.partialsTopic(), new StringSerializer(),
                 StateCodec.partialSerde().serializer());
         this.reports = driver.createOutputTopic(topics.reports(), new StringDeserializer(), reportSerde.deserializer());
         this.alerts = driver.createOutputTopic(topics.alerts(), new StringDeserializer(), alertSerde.deserializer());
         this.ingestMetrics = new IngestMetrics("harness", false);
-        this.ingest = new IngestBuffer(topics.nodeWrites(), topics.nodeCapacity(), writeSerde.deserializer(),
+        this.ingest = new IngestBuffer(writesTopic, capacityTopic, writeSerde.deserializer(),
                 capacitySerde.deserializer(), this.settings.inputCheck(), this.settings.tick().toMillis(),
                 new IngestBuffer.Sink() {
                     @Override
@@ -222,13 +229,13 @@ public final class DetectorHarness implements AutoCloseable {
     }
 
     public DetectorHarness send(WriteEvent e) {
-        return sendRawWrite(key(e.getNode()), writeSerde.serializer().serialize(settings.topics().nodeWrites(), e),
+        return sendRawWrite(key(e.getNode()), writeSerde.serializer().serialize(writesTopic, e),
                 e.getEventTime().toEpochMilli());
     }
 
     public DetectorHarness send(CapacityEvent e) {
         return sendRawCapacity(key(e.getNode()),
-                capacitySerde.serializer().serialize(settings.topics().nodeCapacity(), e), e.getEventTime().toEpochMilli());
+                capacitySerde.serializer().serialize(capacityTopic, e), e.getEventTime().toEpochMilli());
     }
 
     /**
@@ -262,14 +269,14 @@ public final class DetectorHarness implements AutoCloseable {
 
     /** {@code e} encoded for the writes topic. */
     public Encoded encoded(WriteEvent e) {
-        String topic = settings.topics().nodeWrites();
+        String topic = writesTopic;
         return new Encoded(topic, key(e.getNode()), writeSerde.serializer().serialize(topic, e),
                 Math.max(0, e.getEventTime().toEpochMilli()));
     }
 
     /** {@code e} encoded for the capacity topic. */
     public Encoded encoded(CapacityEvent e) {
-        String topic = settings.topics().nodeCapacity();
+        String topic = capacityTopic;
         return new Encoded(topic, key(e.getNode()), capacitySerde.serializer().serialize(topic, e),
                 Math.max(0, e.getEventTime().toEpochMilli()));
     }
@@ -281,8 +288,8 @@ public final class DetectorHarness implements AutoCloseable {
      * @throws IllegalArgumentException for a record of a topic the detector does not read (nothing is sent)
      */
     public DetectorHarness sendEncoded(List<Encoded> records) {
-        String writes = settings.topics().nodeWrites();
-        String capacity = settings.topics().nodeCapacity();
+        String writes = writesTopic;
+        String capacity = capacityTopic;
         for (Encoded r : records) {
             if (!r.topic().equals(writes) && !r.topic().equals(capacity)) {
                 throw new IllegalArgumentException("the detector reads " + writes + " and " + capacity + ", not " + r.topic());
@@ -298,21 +305,21 @@ public final class DetectorHarness implements AutoCloseable {
 
     /** Sends bytes as they are to the writes topic (to exercise the dead-letter path). */
     public DetectorHarness sendRawWrite(byte[] key, byte[] value, long timestamp) {
-        ingest.accept(settings.topics().nodeWrites(), 0, writesOffset++, key, value, Math.max(0, timestamp),
+        ingest.accept(writesTopic, 0, writesOffset++, key, value, Math.max(0, timestamp),
                 new RecordHeaders());
         return settle();
     }
 
     /** Sends bytes as they are to the capacity topic. */
     public DetectorHarness sendRawCapacity(byte[] key, byte[] value, long timestamp) {
-        ingest.accept(settings.topics().nodeCapacity(), 0, capacitiesOffset++, key, value, Math.max(0, timestamp),
+        ingest.accept(capacityTopic, 0, capacitiesOffset++, key, value, Math.max(0, timestamp),
                 new RecordHeaders());
         return settle();
     }
 
     /** The wire bytes of a write event as this harness's producer would write them. */
     public byte[] encode(WriteEvent e) {
-        return writeSerde.serializer().serialize(settings.topics().nodeWrites(), e);
+        return writeSerde.serializer().serialize(writesTopic, e);
     }
 
     /** Every report so far, in order. */
@@ -388,7 +395,7 @@ public final class DetectorHarness implements AutoCloseable {
         // the driver keeps every record produced to a topic nobody reads (the stores' changelogs):
         // read them away, or a long run holds its whole changelog in memory
         for (String topic : driver.producedTopicNames()) {
-            if (!topic.equals(settings.topics().reports()) && !topic.equals(settings.topics().alerts())) {
+            if (!topic.equals(topics.reports()) && !topic.equals(topics.alerts())) {
                 internal.computeIfAbsent(topic, t -> driver.createOutputTopic(t, new ByteArrayDeserializer(),
                         new ByteArrayDeserializer())).readRecordsToList();
             }

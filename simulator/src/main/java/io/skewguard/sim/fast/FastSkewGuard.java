@@ -409,7 +409,13 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
             if (!cluster.alive(i)) {
                 continue;
             }
-            List<ShardUsage> shards = new ArrayList<>();
+            int held = 0;
+            for (int s = 0; s < cluster.slotCount(); s++) {
+                if (Math.round(cluster.shardBytes(s, i)) > 0) {
+                    held++;
+                }
+            }
+            List<ShardUsage> shards = new ArrayList<>(held); // sized once: a node holds hundreds of shards
             for (int s = 0; s < cluster.slotCount(); s++) {
                 long b = Math.round(cluster.shardBytes(s, i));
                 if (b > 0) {
