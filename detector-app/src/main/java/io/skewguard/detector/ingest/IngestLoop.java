@@ -416,18 +416,24 @@ public final class IngestLoop {
         try {
             while (true) {
                 Lane next = null;
+                int nextIndex = -1;
                 long oldest = Long.MAX_VALUE;
                 long second = Long.MAX_VALUE; // the oldest head of the partitions not picked
+                int secondIndex = -1; // the first of them (in lane order) with that head
                 boolean waiting = false;
-                for (Lane lane : lanes) {
+                for (int i = 0; i < lanes.length; i++) {
+                    Lane lane = lanes[i];
                     if (lane.empty) {
                         waiting = waiting || lane.lagging(consumer);
                     } else if (lane.head < oldest) {
                         second = oldest;
+                        secondIndex = nextIndex;
                         oldest = lane.head;
                         next = lane;
+                        nextIndex = i;
                     } else if (lane.head < second) {
                         second = lane.head;
+                        secondIndex = i;
                     }
                 }
                 if (next == null) {
@@ -465,7 +471,7 @@ public final class IngestLoop {
                         consumer.resume(List.of(next.partition));
                     }
                     r = q.peekFirst();
-                } while (r != null && r.timestamp() < second);
+                } while (r != null && pickedAgain(r.timestamp(), nextIndex, second, secondIndex));
                 next.readHead(); // its head now (the scan reads no deque)
                 if (registryDown) {
                     break;
@@ -479,6 +485,18 @@ public final class IngestLoop {
             }
         }
         return count;
+    }
+
+    /**
+     * Whether the scan of {@link #processQueued} would pick lane {@code lane} again with a head of
+     * {@code timestamp}, when the oldest head of the other lanes is {@code second} and {@code
+     * secondLane} is the first lane (in scan order) with that head: the head is older, or as old and
+     * this lane comes first (ties go to the earlier lane). So a run of one partition's records is taken
+     * in the order a scan per record would take them. Records of one millisecond lie in many
+     * partitions; without the tie rule a run would end after each of them.
+     */
+    static boolean pickedAgain(long timestamp, int lane, long second, int secondLane) {
+        return timestamp < second || (timestamp == second && lane < secondLane);
     }
 
     /**
