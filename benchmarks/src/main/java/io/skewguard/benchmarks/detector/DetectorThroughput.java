@@ -49,9 +49,10 @@ import picocli.CommandLine.Option;
  *       with the Confluent-wire serde;
  *   <li>times the detector (defaults: exactly-once, flush and commit 1 s, window 60 s, tick 10 s)
  *       from running (Kafka Streams RUNNING, every ingest loop assigned) until its ingest loops
- *       have taken every input record; the loops fetch from their assignment on, so the records
- *       they took while stage two was still starting are not counted ({@code records-ingested-total}), and until every input
- *       offset is also committed, i.e. its heat handed on to stage two in a committed transaction;
+ *       have taken every input record ({@code records-ingested-total}), and until every input
+ *       offset is also committed, i.e. its heat handed on to stage two in a committed transaction.
+ *       The loops fetch from their assignment on, so what they took while stage two was still
+ *       starting is neither timed nor counted;
  *   <li>measures the heap the detector held after the whole input (two minutes of event time,
  *       more than a full window): live heap (after full GC) while it runs minus live heap once it
  *       is closed;
@@ -188,7 +189,7 @@ public final class DetectorThroughput implements Callable<Integer> {
         try (DetectorApp.Running app = DetectorApp.start(settings)) {
             // steady state: the timer starts once Kafka Streams (stage two) is RUNNING and every ingest loop
             // has its partitions. The loops fetch from their assignment on, so what they took before
-            // (while stage two was starting, up to half a million records) is not counted
+            // (while stage two was starting: 0.6-2 M records on a 2-core machine) is not counted
             if (!app.awaitRunning(Duration.ofSeconds(60))) {
                 throw new IllegalStateException("detector did not start");
             }

@@ -269,15 +269,13 @@ public final class DetectorHarness implements AutoCloseable {
 
     /** {@code e} encoded for the writes topic. */
     public Encoded encoded(WriteEvent e) {
-        String topic = writesTopic;
-        return new Encoded(topic, key(e.getNode()), writeSerde.serializer().serialize(topic, e),
+        return new Encoded(writesTopic, key(e.getNode()), writeSerde.serializer().serialize(writesTopic, e),
                 Math.max(0, e.getEventTime().toEpochMilli()));
     }
 
     /** {@code e} encoded for the capacity topic. */
     public Encoded encoded(CapacityEvent e) {
-        String topic = capacityTopic;
-        return new Encoded(topic, key(e.getNode()), capacitySerde.serializer().serialize(topic, e),
+        return new Encoded(capacityTopic, key(e.getNode()), capacitySerde.serializer().serialize(capacityTopic, e),
                 Math.max(0, e.getEventTime().toEpochMilli()));
     }
 
@@ -288,16 +286,14 @@ public final class DetectorHarness implements AutoCloseable {
      * @throws IllegalArgumentException for a record of a topic the detector does not read (nothing is sent)
      */
     public DetectorHarness sendEncoded(List<Encoded> records) {
-        String writes = writesTopic;
-        String capacity = capacityTopic;
         for (Encoded r : records) {
-            if (!r.topic().equals(writes) && !r.topic().equals(capacity)) {
-                throw new IllegalArgumentException("the detector reads " + writes + " and " + capacity + ", not " + r.topic());
+            if (!r.topic().equals(writesTopic) && !r.topic().equals(capacityTopic)) {
+                throw new IllegalArgumentException("the detector reads " + writesTopic + " and " + capacityTopic + ", not " + r.topic());
             }
         }
         for (Encoded r : records) {
-            boolean write = r.topic().equals(writes);
-            ingest.accept(write ? writes : capacity, 0, write ? writesOffset++ : capacitiesOffset++, r.key(), r.value(),
+            boolean write = r.topic().equals(writesTopic);
+            ingest.accept(write ? writesTopic : capacityTopic, 0, write ? writesOffset++ : capacitiesOffset++, r.key(), r.value(),
                     r.timestamp(), new RecordHeaders());
         }
         return settle();

@@ -123,6 +123,9 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
     private final Topics topics;
     private final SchemaRegistrySerde<SkewReport> reportSerde;
     private final SchemaRegistrySerde<SkewAlert> alertSerde;
+    /** {@link #capacities}' buffers: per node, the slots it holds bytes of and those bytes (grown when nodes join). */
+    private int[][] heldSlots = new int[0][];
+    private long[][] heldBytes = new long[0][];
     private int lastStepEvents;
     private final SchemaRegistrySerde<WeightCommand> weightSerde;
     private final SchemaRegistrySerde<MigrationCommand> commandSerde;
@@ -404,23 +407,32 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
     }
 
     private List<CapacityEvent> capacities(Cluster cluster, long now) {
-        List<CapacityEvent> out = new ArrayList<>();
-        for (int i = 0; i < cluster.maxNodes(); i++) {
+        // every node's shards in one pass over the shard table, row by row (a slot's nodes lie side by
+        // side), into buffers kept from step to step; then each node's list made at its size
+        int nodes = cluster.maxNodes();
+        int slots = cluster.slotCount();
+        if (heldSlots.length < nodes || (nodes > 0 && heldSlots[0].length < slots)) {
+            heldSlots = new int[nodes][slots];
+            heldBytes = new long[nodes][slots];
+        }
+        int[] held = new int[nodes];
+        for (int s = 0; s < slots; s++) {
+            for (int i = 0; i < nodes; i++) {
+                long b = Math.round(cluster.shardBytes(s, i));
+                if (b > 0) {
+                    heldSlots[i][held[i]] = s;
+                    heldBytes[i][held[i]++] = b;
+                }
+            }
+        }
+        List<CapacityEvent> out = new ArrayList<>(nodes);
+        for (int i = 0; i < nodes; i++) {
             if (!cluster.alive(i)) {
                 continue;
             }
-            int held = 0;
-            for (int s = 0; s < cluster.slotCount(); s++) {
-                if (Math.round(cluster.shardBytes(s, i)) > 0) {
-                    held++;
-                }
-            }
-            List<ShardUsage> shards = new ArrayList<>(held); // sized once: a node holds hundreds of shards
-            for (int s = 0; s < cluster.slotCount(); s++) {
-                long b = Math.round(cluster.shardBytes(s, i));
-                if (b > 0) {
-                    shards.add(new ShardUsage(s, b));
-                }
+            List<ShardUsage> shards = new ArrayList<>(held[i]);
+            for (int k = 0; k < held[i]; k++) {
+                shards.add(new ShardUsage(heldSlots[i][k], heldBytes[i][k]));
             }
             long total = Math.round(cluster.capacity(i));
             long used = Math.max(0, Math.min(total, Math.round(cluster.used(i))));
