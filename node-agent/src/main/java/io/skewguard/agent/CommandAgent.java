@@ -359,12 +359,29 @@ public final class CommandAgent implements AutoCloseable {
 
     /** Polls with consumption paused for {@code wait}, so that the consumer stays in its group; a stop ends it at once. */
     private void pausedFor(Duration wait) {
-        var assigned = consumer.assignment();
-        consumer.pause(assigned);
         long until = System.nanoTime() + wait.toNanos();
+        pollPaused(consumer, () -> running && System.nanoTime() < until,
+                () -> Duration.ofNanos(Math.max(1, Math.min(until - System.nanoTime(), settings.pollTimeout().toNanos()))));
+    }
+
+    /**
+     * Polls {@code consumer} with every assigned partition paused while {@code waiting} holds, then
+     * resumes them. A rebalance during the wait (a broker back from an outage, a member joining)
+     * assigns partitions afresh, and those are not paused: the records a poll then returns are not
+     * handled here, so each such partition goes back to its first returned record, to be read again
+     * after the wait, and the new assignment is paused too. Without that, commands were skipped: read
+     * here, never applied, and their offsets committed with the next records'.
+     */
+    static void pollPaused(org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer,
+                           java.util.function.BooleanSupplier waiting, java.util.function.Supplier<Duration> timeout) {
+        consumer.pause(consumer.assignment());
         try {
-            while (running && System.nanoTime() < until) {
-                consumer.poll(Duration.ofNanos(Math.max(1, Math.min(until - System.nanoTime(), settings.pollTimeout().toNanos()))));
+            while (waiting.getAsBoolean()) {
+                ConsumerRecords<byte[], byte[]> records = consumer.poll(timeout.get());
+                for (TopicPartition tp : records.partitions()) {
+                    consumer.seek(tp, records.records(tp).get(0).offset());
+                }
+                consumer.pause(consumer.assignment());
             }
         } finally {
             consumer.resume(consumer.assignment());
