@@ -25,8 +25,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -372,8 +375,7 @@ public final class CommandAgent implements AutoCloseable {
      * after the wait, and the new assignment is paused too. Without that, commands were skipped: read
      * here, never applied, and their offsets committed with the next records'.
      */
-    static void pollPaused(org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer,
-                           java.util.function.BooleanSupplier waiting, java.util.function.Supplier<Duration> timeout) {
+    static void pollPaused(Consumer<byte[], byte[]> consumer, BooleanSupplier waiting, Supplier<Duration> timeout) {
         consumer.pause(consumer.assignment());
         try {
             while (waiting.getAsBoolean()) {
