@@ -2,6 +2,7 @@ package io.skewguard.schemas.serde;
 
 import java.io.OutputStream;
 import java.util.Arrays;
+import org.apache.avro.io.BinaryData;
 
 /**
  * A growable byte output that takes no lock, for encoders that write a record a byte or a few at
@@ -11,7 +12,8 @@ import java.util.Arrays;
  *
  * <p>The serializer leaves room for the wire-format header in front ({@link #forRecord}) and fills
  * it in at the end ({@link #withHeader}); state codecs use {@link #ByteSink(int)} and
- * {@link #toByteArray}.
+ * {@link #toByteArray}. {@link SinkEncoder} writes Avro's numbers into the array itself, not a byte
+ * at a time through {@link #write(int)}.
  */
 public final class ByteSink extends OutputStream {
 
@@ -48,6 +50,38 @@ public final class ByteSink extends OutputStream {
     }
     System.arraycopy(b, off, buf, count, len);
     count += len;
+  }
+
+  /** Avro's zig-zag varint of {@code n} (at most 5 bytes), written into the array itself. */
+  void writeVarInt(int n) {
+    if (buf.length - count < 5) {
+      grow(5);
+    }
+    count += BinaryData.encodeInt(n, buf, count);
+  }
+
+  /** Avro's zig-zag varint of {@code n} (at most 10 bytes), written into the array itself. */
+  void writeVarLong(long n) {
+    if (buf.length - count < 10) {
+      grow(10);
+    }
+    count += BinaryData.encodeLong(n, buf, count);
+  }
+
+  /** Avro's little-endian float, written into the array itself. */
+  void writeFloatLe(float f) {
+    if (buf.length - count < 4) {
+      grow(4);
+    }
+    count += BinaryData.encodeFloat(f, buf, count);
+  }
+
+  /** Avro's little-endian double, written into the array itself. */
+  void writeDoubleLe(double d) {
+    if (buf.length - count < 8) {
+      grow(8);
+    }
+    count += BinaryData.encodeDouble(d, buf, count);
   }
 
   private void grow(int needed) {

@@ -76,19 +76,27 @@ final class DirectCoders {
   }
 
   /**
-   * Ids encoded once: the String to its UTF-8 bytes, written as Avro writes a string (length, then
-   * bytes). Thread-safe; bounded like {@link Ids}.
+   * Ids of one field encoded once: the String to its UTF-8 bytes, written as Avro writes a string
+   * (length, then bytes). Thread-safe; bounded like {@link Ids}.
    */
   private static final class IdBytes {
     private final ConcurrentHashMap<String, byte[]> bytes = new ConcurrentHashMap<>();
+    /** The last id written and its bytes: a field whose value repeats (the cluster) needs no look-up. */
+    private volatile Encoded last;
+
+    private record Encoded(String id, byte[] utf8) {}
 
     void write(String id, Encoder out) throws IOException {
-      byte[] utf8 = bytes.get(id);
+      Encoded previous = last;
+      byte[] utf8 = previous != null && previous.id() == id ? previous.utf8() : bytes.get(id);
       if (utf8 == null) {
         utf8 = id.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         if (utf8.length <= MAX_CACHED_ID_BYTES && bytes.size() < MAX_CACHED_IDS) {
           bytes.putIfAbsent(id, utf8);
         }
+      }
+      if (previous == null || previous.id() != id) {
+        last = new Encoded(id, utf8);
       }
       out.writeInt(utf8.length);
       out.writeFixed(utf8);
@@ -96,7 +104,8 @@ final class DirectCoders {
   }
 
   private static final class WriteEventWriter implements DatumWriter<WriteEvent> {
-    private final IdBytes ids = new IdBytes();
+    private final IdBytes clusters = new IdBytes();
+    private final IdBytes nodes = new IdBytes();
 
     @Override
     public void setSchema(Schema schema) {
@@ -104,8 +113,8 @@ final class DirectCoders {
 
     @Override
     public void write(WriteEvent e, Encoder out) throws IOException {
-      ids.write(required(e.getCluster(), "WriteEvent.cluster"), out);
-      ids.write(required(e.getNode(), "WriteEvent.node"), out);
+      clusters.write(required(e.getCluster(), "WriteEvent.cluster"), out);
+      nodes.write(required(e.getNode(), "WriteEvent.node"), out);
       out.writeInt(e.getSlot());
       out.writeLong(e.getBytes());
       out.writeLong(e.getOps());
@@ -114,7 +123,9 @@ final class DirectCoders {
   }
 
   private static final class CapacityEventWriter implements DatumWriter<CapacityEvent> {
-    private final IdBytes ids = new IdBytes();
+    private final IdBytes clusters = new IdBytes();
+    private final IdBytes nodes = new IdBytes();
+    private final IdBytes racks = new IdBytes();
 
     @Override
     public void setSchema(Schema schema) {
@@ -122,8 +133,8 @@ final class DirectCoders {
 
     @Override
     public void write(CapacityEvent e, Encoder out) throws IOException {
-      ids.write(required(e.getCluster(), "CapacityEvent.cluster"), out);
-      ids.write(required(e.getNode(), "CapacityEvent.node"), out);
+      clusters.write(required(e.getCluster(), "CapacityEvent.cluster"), out);
+      nodes.write(required(e.getNode(), "CapacityEvent.node"), out);
       out.writeLong(e.getUsedBytes());
       out.writeLong(e.getTotalBytes());
       String rack = e.getRack();
@@ -132,7 +143,7 @@ final class DirectCoders {
         out.writeNull();
       } else {
         out.writeIndex(1);
-        ids.write(rack, out);
+        racks.write(rack, out);
       }
       List<ShardUsage> shards = required(e.getShards(), "CapacityEvent.shards");
       out.writeArrayStart();
@@ -148,7 +159,6 @@ final class DirectCoders {
     }
   }
 
-  /** Ids decoded once: UTF-8 bytes to the shared String. Thread-safe; bounded. */
   /**
    * The ids of one reader, read through an {@link IdCache} where the record's bytes lie; from any other
    * decoder than ours (none today) through a copy.

@@ -65,6 +65,10 @@ public final class SchemaRegistryDeserializer<T extends IndexedRecord> implement
   /** The schema to read GenericRecords as, whatever the writer's; null to read them as written. */
   private final Schema readerSchema;
   private final Map<Integer, DatumReader<T>> readersByWriterId = new ConcurrentHashMap<>();
+  /** The reader of the last record's schema id: a topic's records nearly all carry one id, so no map look-up per record. */
+  private volatile IdReader<T> lastReader;
+
+  private record IdReader<T>(int id, DatumReader<T> reader) {}
 
   private volatile SchemaRegistryClient client;
   private volatile boolean ownsClient;
@@ -121,6 +125,7 @@ public final class SchemaRegistryDeserializer<T extends IndexedRecord> implement
     this.ownsClient = ownsClient;
     this.specificReader = config.specificReader();
     this.readersByWriterId.clear();
+    this.lastReader = null;
     this.client = client;
     LOG.debug("{} deserializer for {} configured: {}", isKey ? "key" : "value", what(), config);
   }
@@ -187,8 +192,13 @@ public final class SchemaRegistryDeserializer<T extends IndexedRecord> implement
   }
 
   private DatumReader<T> reader(SchemaRegistryClient registry, String topic, int id) {
+    IdReader<T> last = lastReader;
+    if (last != null && last.id() == id) {
+      return last.reader();
+    }
     DatumReader<T> cached = readersByWriterId.get(id);
     if (cached != null) {
+      lastReader = new IdReader<>(id, cached);
       return cached;
     }
     Schema writerSchema;
@@ -203,6 +213,7 @@ public final class SchemaRegistryDeserializer<T extends IndexedRecord> implement
     }
     DatumReader<T> reader = type != null ? specific(topic, id, writerSchema, type) : classless(topic, id, writerSchema);
     readersByWriterId.put(id, reader);
+    lastReader = new IdReader<>(id, reader);
     return reader;
   }
 

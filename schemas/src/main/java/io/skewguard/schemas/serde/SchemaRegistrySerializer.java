@@ -9,9 +9,7 @@ import org.apache.avro.SchemaNormalization;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.IndexedRecord;
-import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.DatumWriter;
-import org.apache.avro.io.EncoderFactory;
 import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificDatumWriter;
 import org.apache.avro.specific.SpecificRecord;
@@ -55,8 +53,12 @@ public final class SchemaRegistrySerializer<T extends IndexedRecord> implements 
    */
   private final DatumWriter<T> typedWriter;
   private final Map<String, Integer> typedIds = new ConcurrentHashMap<>();
+  /** The id for the last record's topic (the very String object a producer passes every time). */
+  private volatile TopicId lastTopicId;
+
+  private record TopicId(String topic, int id) {}
   /** Room a record's body gets before its sink grows: the largest record so far, up to {@link #MAX_SIZE_HINT}. */
-  private volatile int sizeHint = 128;
+  private volatile int sizeHint = 32;
 
   private static final int MAX_SIZE_HINT = 64 * 1024;
 
@@ -107,6 +109,7 @@ public final class SchemaRegistrySerializer<T extends IndexedRecord> implements 
     this.ownsClient = ownsClient;
     this.ids.clear();
     this.typedIds.clear();
+    this.lastTopicId = null;
     this.client = client;
     LOG.debug("{} serializer for {} configured: {}", isKey ? "key" : "value", what(), config);
   }
@@ -137,16 +140,20 @@ public final class SchemaRegistrySerializer<T extends IndexedRecord> implements 
     Schema schema = writerSchema(topic, data);
     int id;
     if (typedWriter != null) {
-      Integer known = typedIds.get(topic);
-      id = known != null ? known : typedIds.computeIfAbsent(topic, t -> schemaId(registry, t, schema));
+      TopicId last = lastTopicId;
+      if (last != null && last.topic() == topic) { // the same topic's String: no map look-up per record
+        id = last.id();
+      } else {
+        Integer known = typedIds.get(topic);
+        id = known != null ? known : typedIds.computeIfAbsent(topic, t -> schemaId(registry, t, schema));
+        lastTopicId = new TopicId(topic, id);
+      }
     } else {
       id = schemaId(registry, topic, schema);
     }
     try {
       ByteSink out = ByteSink.forRecord(sizeHint);
-      BinaryEncoder encoder = EncoderFactory.get().directBinaryEncoder(out, null); // no 2 KB buffer per record
-      writer(data, schema).write(data, encoder);
-      encoder.flush();
+      writer(data, schema).write(data, new SinkEncoder(out)); // no 2 KB buffer per record, no call per byte
       byte[] bytes = out.withHeader(id);
       if (bytes.length > sizeHint && bytes.length <= MAX_SIZE_HINT) {
         sizeHint = bytes.length; // the next record of this kind likely as large: no copies while it is written
