@@ -20,6 +20,7 @@ import picocli.CommandLine.Mixin;
             BenchCommand.Agents.class,
             BenchCommand.Planner.class,
             BenchCommand.Reads.class,
+            BenchCommand.Serde.class,
             DetectorThroughput.class,
             StoreUnderMigration.class,
         })
@@ -94,6 +95,25 @@ public final class BenchCommand implements Runnable {
                     .ratio("routing view pick ÷ TreeMap ring, 512 nodes", "pick@512", "treeMapRing@512", "")
                     .ratio("reporter record ÷ map of LongAdders, 1 thread", "recordOneThread", "baselineMapOneThread", "< 1")
                     .ratio("reporter record ÷ map of LongAdders, 4 threads", "recordFourThreads", "baselineMapFourThreads", "< 1");
+        }
+    }
+
+    @Command(name = "serde", mixinStandardHelpOptions = true,
+            description = {"The nodes' two records through the wire-format serde against Avro's own coders (JMH, ~1.5 min).",
+                "schemas' SchemaRegistrySerde on a write event and a 43-shard capacity report, encoded and decoded."})
+    static final class Serde extends JmhBench {
+        @Override
+        String pattern() {
+            return "SerdeBenchmark";
+        }
+
+        @Override
+        RatioTable table(Map<String, JmhRun.Score> s) {
+            return new RatioTable(s)
+                    .ratio("encode a write event ÷ Avro's writer", "serializeWrite", "avroSerializeWrite", "< 1")
+                    .ratio("decode a write event ÷ Avro's reader", "deserializeWrite", "avroDeserializeWrite", "< 1")
+                    .ratio("encode a capacity report ÷ Avro's writer", "serializeCapacity", "avroSerializeCapacity", "< 1")
+                    .ratio("decode a capacity report ÷ Avro's reader", "deserializeCapacity", "avroDeserializeCapacity", "< 1");
         }
     }
 
