@@ -402,6 +402,40 @@ class MigratorTopologyTest {
         assertThat(latest.get(CoordinatorProcessor.storeKey(CLUSTER, ahead.getNode())).getEventTime().toEpochMilli()).isEqualTo(harness.clock);
     }
 
+    /** Each figure of a capacity report checked, the reason naming it; the valid report after them is taken. */
+    @Test
+    void capacityReportsWithImpossibleFiguresAreDeadLetteredWithTheFigureInTheReason() {
+        SimulatedAgents agents = skewedCluster();
+        start(Map.of(), agents);
+        long now = harness.tick();
+        List<java.util.function.Consumer<CapacityEvent>> breaks = List.of(
+                c -> c.setTotalBytes(0L),
+                c -> c.setUsedBytes(c.getTotalBytes() + 1),
+                c -> c.setUsedBytes(-1L),
+                c -> c.setShards(List.of(new io.skewguard.schemas.ShardUsage(-1, 5L))),
+                c -> c.setShards(List.of(new io.skewguard.schemas.ShardUsage(0, 5L), new io.skewguard.schemas.ShardUsage(1 << 20, 5L))),
+                c -> c.setShards(List.of(new io.skewguard.schemas.ShardUsage(3, -7L))));
+        for (var change : breaks) {
+            CapacityEvent bad = agents.capacityReports(now).get(0);
+            change.accept(bad);
+            harness.capacity.pipeInput(bad.getNode(), bad);
+        }
+        CapacityEvent good = agents.capacityReports(now).get(0);
+        harness.capacity.pipeInput(good.getNode(), good);
+
+        List<String> reasons = reasons();
+        assertThat(reasons).hasSize(breaks.size()).allSatisfy(r -> assertThat(r).startsWith("invalid: "));
+        assertThat(reasons.get(0)).isEqualTo("invalid: totalBytes must be > 0, was 0");
+        assertThat(reasons.get(1)).contains("usedBytes " + (good.getTotalBytes() + 1) + " outside [0, totalBytes " + good.getTotalBytes() + "]");
+        assertThat(reasons.get(2)).contains("usedBytes -1 outside");
+        assertThat(reasons.get(3)).startsWith("invalid: slot -1 outside [0, ");
+        assertThat(reasons.get(4)).startsWith("invalid: slot " + (1 << 20) + " outside [0, ");
+        assertThat(reasons.get(5)).isEqualTo("invalid: negative shard size on slot 3");
+        org.apache.kafka.streams.state.KeyValueStore<String, CapacityEvent> latest =
+                harness.driver.getKeyValueStore(CoordinatorProcessor.CAPACITY_STORE);
+        assertThat(latest.get(CoordinatorProcessor.storeKey(CLUSTER, good.getNode())).getUsedBytes()).isEqualTo(good.getUsedBytes());
+    }
+
     private List<String> reasons() {
         return harness.dlq.readRecordsToList().stream().map(d -> DeadLetter.fromHeaders(d.headers()).reason()).toList();
     }
