@@ -267,6 +267,15 @@ public final class DetectorHarness implements AutoCloseable {
      */
     public record Encoded(String topic, byte[] key, byte[] value, long timestamp) {}
 
+    /** The headers of every encoded record: none, and none can be added (one instance, not one per record). */
+    private static final RecordHeaders NO_HEADERS = readOnlyEmpty();
+
+    private static RecordHeaders readOnlyEmpty() {
+        RecordHeaders headers = new RecordHeaders();
+        headers.setReadOnly();
+        return headers;
+    }
+
     /** {@code e} encoded for the writes topic. */
     public Encoded encoded(WriteEvent e) {
         return new Encoded(writesTopic, key(e.getNode()), writeSerde.serializer().serialize(writesTopic, e),
@@ -294,7 +303,7 @@ public final class DetectorHarness implements AutoCloseable {
         for (Encoded r : records) {
             boolean write = r.topic().equals(writesTopic);
             ingest.accept(write ? writesTopic : capacityTopic, 0, write ? writesOffset++ : capacitiesOffset++, r.key(), r.value(),
-                    r.timestamp(), new RecordHeaders());
+                    r.timestamp(), NO_HEADERS);
         }
         return settle();
     }
