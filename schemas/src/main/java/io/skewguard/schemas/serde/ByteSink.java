@@ -8,7 +8,7 @@ import org.apache.avro.io.BinaryData;
  * A growable byte output that takes no lock, for encoders that write a record a byte or a few at
  * a time: {@link java.io.ByteArrayOutputStream} locks on every write, which was a third of the
  * serializer's time in the simulator's fast mode, and {@code DataOutputStream.writeInt} is four
- * writes. One instance serves one record on one thread.
+ * writes. One instance serves one thread: one record at a time, or one state codec's value.
  *
  * <p>The serializer leaves room for the wire-format header in front ({@link #forRecord}) and fills
  * it in at the end ({@link #withHeader}); state codecs use {@link #ByteSink(int)} and
@@ -86,6 +86,19 @@ public final class ByteSink extends OutputStream {
 
   private void grow(int needed) {
     buf = Arrays.copyOf(buf, Math.max(buf.length * 2, count + needed));
+  }
+
+  /**
+   * Starts a new record in a {@link #forRecord} sink: what was written is dropped, the array (as
+   * large as it grew) is kept, the header's bytes stay reserved.
+   */
+  void restartRecord() {
+    count = WireFormat.HEADER_SIZE;
+  }
+
+  /** The size of the array, which is how large the sink grew. */
+  int capacity() {
+    return buf.length;
   }
 
   /** The bytes written so far (after the reserved header, if any, which is left as zeros). */

@@ -57,10 +57,19 @@ public final class SchemaRegistrySerializer<T extends IndexedRecord> implements 
   private volatile TopicId lastTopicId;
 
   private record TopicId(String topic, int id) {}
-  /** Room a record's body gets before its sink grows: the largest record so far, up to {@link #MAX_SIZE_HINT}. */
-  private volatile int sizeHint = 32;
 
-  private static final int MAX_SIZE_HINT = 64 * 1024;
+  /**
+   * Each thread's sink and encoder, reused from record to record: a record costs one array, its own
+   * bytes. A sink that grew past {@link #MAX_KEPT_SINK} bytes for a large record is dropped after it,
+   * so no thread keeps more than that.
+   */
+  private static final ThreadLocal<SinkEncoder> SCRATCH = ThreadLocal.withInitial(SchemaRegistrySerializer::newScratch);
+
+  private static final int MAX_KEPT_SINK = 64 * 1024;
+
+  private static SinkEncoder newScratch() {
+    return new SinkEncoder(ByteSink.forRecord(256));
+  }
 
   private volatile SchemaRegistryClient client;
   private volatile boolean ownsClient;
@@ -152,13 +161,17 @@ public final class SchemaRegistrySerializer<T extends IndexedRecord> implements 
       id = schemaId(registry, topic, schema);
     }
     try {
-      ByteSink out = ByteSink.forRecord(sizeHint);
-      writer(data, schema).write(data, new SinkEncoder(out)); // no 2 KB buffer per record, no call per byte
-      byte[] bytes = out.withHeader(id);
-      if (bytes.length > sizeHint && bytes.length <= MAX_SIZE_HINT) {
-        sizeHint = bytes.length; // the next record of this kind likely as large: no copies while it is written
+      SinkEncoder encoder = SCRATCH.get();
+      ByteSink out = encoder.sink();
+      out.restartRecord();
+      try {
+        writer(data, schema).write(data, encoder);
+        return out.withHeader(id);
+      } finally {
+        if (out.capacity() > MAX_KEPT_SINK) {
+          SCRATCH.set(newScratch());
+        }
       }
-      return bytes;
     } catch (IOException | RuntimeException e) {
       throw new SerializationException(
           topic + ": cannot encode " + schema.getName() + " with schema id " + id + ": " + e, e);

@@ -9,7 +9,8 @@ import org.apache.avro.io.BinaryEncoder;
  * a varint to {@code OutputStream.write(int)}; this one writes a whole number into the sink's array
  * (Avro's own {@code BinaryData.encodeLong} and friends), which in the simulator's fast mode was a
  * tenth of the main thread (the nodes' write events, encoded per slot and step). Nothing is buffered,
- * so {@link #flush} has nothing to do. One instance serves one record on one thread.
+ * so {@link #flush} has nothing to do. One instance serves one thread; the serializer keeps one per
+ * thread with its sink and starts each record over in it ({@link ByteSink#restartRecord}).
  */
 final class SinkEncoder extends BinaryEncoder {
 
@@ -17,6 +18,11 @@ final class SinkEncoder extends BinaryEncoder {
 
   SinkEncoder(ByteSink sink) {
     this.sink = Objects.requireNonNull(sink, "sink");
+  }
+
+  /** The sink this encoder writes into. */
+  ByteSink sink() {
+    return sink;
   }
 
   @Override

@@ -26,6 +26,21 @@ class ByteSinkTest {
   }
 
   @Test
+  void aRestartedRecordHoldsOnlyWhatWasWrittenAfterTheRestartAndKeepsTheArraysSize() {
+    ByteSink out = ByteSink.forRecord(16);
+    byte[] long1 = new byte[300];
+    Arrays.fill(long1, (byte) 9);
+    out.write(long1, 0, long1.length);
+    out.withHeader(1);
+    int grown = out.capacity();
+    out.restartRecord();
+    out.write(3);
+    out.writeVarLong(-1L); // zig-zag: 1
+    assertThat(out.withHeader(2)).containsExactly(WireFormat.MAGIC, 0, 0, 0, 2, 3, 1);
+    assertThat(out.capacity()).isEqualTo(grown).isGreaterThanOrEqualTo(WireFormat.HEADER_SIZE + long1.length);
+  }
+
+  @Test
   void anEmptyBodyGivesTheHeaderAlone() {
     assertThat(ByteSink.forRecord(128).withHeader(7)).containsExactly(WireFormat.MAGIC, 0, 0, 0, 7);
   }

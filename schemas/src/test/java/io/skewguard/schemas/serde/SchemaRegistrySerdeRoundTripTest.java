@@ -59,9 +59,19 @@ class SchemaRegistrySerdeRoundTripTest {
       shards.add(new io.skewguard.schemas.ShardUsage(slot, 1L << 40));
     }
     var large = io.skewguard.schemas.CapacityEvent.newBuilder(SampleRecords.capacityFull()).setShards(shards).build();
-    for (var record : java.util.List.of(small, large, small, large, small)) {
+    var hugeShards = new java.util.ArrayList<io.skewguard.schemas.ShardUsage>();
+    for (int slot = 0; slot < 20_000; slot++) {
+      hugeShards.add(new io.skewguard.schemas.ShardUsage(slot, 1L << 50)); // past the 64 KB a thread's sink keeps
+    }
+    var huge = io.skewguard.schemas.CapacityEvent.newBuilder(SampleRecords.capacityFull()).setShards(hugeShards).build();
+    // another serializer on the same thread shares its sink: its records in between must not mix with these
+    var writes = SchemaRegistrySerde.of(io.skewguard.schemas.WriteEvent.class, config(), false);
+    var write = new io.skewguard.schemas.WriteEvent("c1", "node-1", 7, 4096L, 1L, java.time.Instant.ofEpochMilli(1_000));
+    for (var record : java.util.List.of(small, large, small, huge, small, large, huge, small)) {
       byte[] bytes = serde.serializer().serialize("skew.node-capacity", record);
+      byte[] between = writes.serializer().serialize("skew.node-writes", write);
       assertThat(serde.deserializer().deserialize("skew.node-capacity", bytes)).isEqualTo(record);
+      assertThat(writes.deserializer().deserialize("skew.node-writes", between)).isEqualTo(write);
     }
     byte[] once = serde.serializer().serialize("skew.node-capacity", small);
     assertThat(serde.serializer().serialize("skew.node-capacity", small)).isEqualTo(once);
