@@ -54,34 +54,33 @@ public final class ByteSink extends OutputStream {
 
   /** Avro's zig-zag varint of {@code n} (at most 5 bytes), written into the array itself. */
   void writeVarInt(int n) {
-    if (buf.length - count < 5) {
-      grow(5);
-    }
+    room(5);
     count += BinaryData.encodeInt(n, buf, count);
   }
 
   /** Avro's zig-zag varint of {@code n} (at most 10 bytes), written into the array itself. */
   void writeVarLong(long n) {
-    if (buf.length - count < 10) {
-      grow(10);
-    }
+    room(10);
     count += BinaryData.encodeLong(n, buf, count);
   }
 
   /** Avro's little-endian float, written into the array itself. */
   void writeFloatLe(float f) {
-    if (buf.length - count < 4) {
-      grow(4);
-    }
+    room(4);
     count += BinaryData.encodeFloat(f, buf, count);
   }
 
   /** Avro's little-endian double, written into the array itself. */
   void writeDoubleLe(double d) {
-    if (buf.length - count < 8) {
-      grow(8);
-    }
+    room(8);
     count += BinaryData.encodeDouble(d, buf, count);
+  }
+
+  /** Grows the array unless {@code bytes} more fit. */
+  private void room(int bytes) {
+    if (buf.length - count < bytes) {
+      grow(bytes);
+    }
   }
 
   private void grow(int needed) {

@@ -30,11 +30,14 @@ class DirectCodersTest {
     return random.nextInt(4) == 0 ? "id-" + random.nextInt(100_000) : IDS[random.nextInt(IDS.length)];
   }
 
-  private static long anyLong(SplittableRandom random) {
-    return switch (random.nextInt(5)) {
+  /** Longs of every varint length: the extremes, small ones, powers of two (a length's edges), any. */
+  static long anyLong(SplittableRandom random) {
+    return switch (random.nextInt(6)) {
       case 0 -> Long.MIN_VALUE;
       case 1 -> Long.MAX_VALUE;
       case 2 -> random.nextLong(-200, 200);
+      case 3 -> -1L << random.nextInt(64);
+      case 4 -> 1L << random.nextInt(63);
       default -> random.nextLong();
     };
   }

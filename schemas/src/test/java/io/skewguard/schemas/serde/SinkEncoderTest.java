@@ -43,17 +43,6 @@ class SinkEncoderTest {
     return sink.toByteArray();
   }
 
-  private static long anyLong(SplittableRandom random) {
-    return switch (random.nextInt(6)) {
-      case 0 -> Long.MIN_VALUE;
-      case 1 -> Long.MAX_VALUE;
-      case 2 -> random.nextLong(-200, 200);
-      case 3 -> -1L << random.nextInt(64);
-      case 4 -> 1L << random.nextInt(63);
-      default -> random.nextLong();
-    };
-  }
-
   private static int anyInt(SplittableRandom random) {
     return switch (random.nextInt(5)) {
       case 0 -> Integer.MIN_VALUE;
@@ -75,7 +64,7 @@ class SinkEncoderTest {
         for (int i = 0; i < n; i++) {
           switch (r.nextInt(9)) {
             case 0 -> out.writeInt(anyInt(r));
-            case 1 -> out.writeLong(anyLong(r));
+            case 1 -> out.writeLong(DirectCodersTest.anyLong(r));
             case 2 -> out.writeBoolean(r.nextBoolean());
             case 3 -> out.writeFloat(r.nextInt(3) == 0 ? Float.NaN : (float) r.nextDouble(-1e6, 1e6));
             case 4 -> out.writeDouble(r.nextInt(3) == 0 ? Double.NEGATIVE_INFINITY : r.nextDouble(-1e300, 1e300));
@@ -122,7 +111,7 @@ class SinkEncoderTest {
     for (int run = 0; run < 300; run++) {
       GenericRecord r = new GenericData.Record(schema);
       r.put("i", anyInt(random));
-      r.put("l", anyLong(random));
+      r.put("l", DirectCodersTest.anyLong(random));
       r.put("f", (float) random.nextDouble());
       r.put("d", random.nextDouble(-1e9, 1e9));
       r.put("b", random.nextBoolean());
@@ -135,17 +124,17 @@ class SinkEncoderTest {
       List<GenericRecord> items = new ArrayList<>();
       for (int k = random.nextInt(20); k > 0; k--) {
         GenericRecord item = new GenericData.Record(inner);
-        item.put("n", anyLong(random));
+        item.put("n", DirectCodersTest.anyLong(random));
         item.put("s", random.nextBoolean() ? null : "s" + k);
         items.add(item);
       }
       r.put("arr", items);
       Map<String, Long> map = new HashMap<>();
       for (int k = random.nextInt(10); k > 0; k--) {
-        map.put("k" + k, anyLong(random));
+        map.put("k" + k, DirectCodersTest.anyLong(random));
       }
       r.put("map", map);
-      r.put("u", switch (run % 3) { case 0 -> null; case 1 -> anyLong(random); default -> "u"; });
+      r.put("u", switch (run % 3) { case 0 -> null; case 1 -> DirectCodersTest.anyLong(random); default -> "u"; });
       byte[] expected = avro(out -> writer.write(r, out));
       assertThat(ours(16, out -> writer.write(r, out))).as("record %s", r).isEqualTo(expected);
     }
