@@ -8,7 +8,10 @@ import java.util.Set;
 /**
  * The per-node serial queue: from a plan, in plan order, the moves that can run together — no node
  * twice (as source or target), no slot twice (one in-flight target per slot row), at most
- * {@code maxParallel}. The rest waits for the next plan.
+ * {@code maxParallel}. A node that has a move as the source earlier in the plan that does not start
+ * now takes no move as the target in this batch: it gives before it takes (a node that must make room
+ * for a relocated shard, and the node the shard leaves, are filled only once the shard is gone;
+ * docs/design.md §8). The rest waits for the next plan.
  */
 public final class BatchSelection {
 
@@ -33,12 +36,15 @@ public final class BatchSelection {
         int maxParallel = free;
         Set<String> busy = new HashSet<>(busyNodes);
         Set<Integer> slots = new HashSet<>(busySlots);
+        Set<String> stillToGive = new HashSet<>();
         List<Move> batch = new ArrayList<>();
         for (Move move : plan) {
             if (batch.size() == maxParallel) {
                 break;
             }
-            if (busy.contains(move.source()) || busy.contains(move.target()) || slots.contains(move.slot())) {
+            if (busy.contains(move.source()) || busy.contains(move.target()) || slots.contains(move.slot())
+                    || stillToGive.contains(move.target())) {
+                stillToGive.add(move.source());
                 continue;
             }
             busy.add(move.source());

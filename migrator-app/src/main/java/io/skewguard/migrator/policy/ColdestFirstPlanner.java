@@ -24,13 +24,32 @@ import java.util.Map;
  *       projected CV. A source with no such shard is done.
  *   <li>Eligible target of shard (s, n): not n, not already in slot s's (projected) candidate set,
  *       and the move keeps the number of distinct known racks of the candidate set (a target on a
- *       rack already used by another candidate may only replace a source on such a rack too).
+ *       rack already used by another candidate may only replace a source on such a rack too); and it
+ *       has room: its projected used bytes plus the shard's stay within its total (drains too).
  * </ol>
  *
  * <p>Draining nodes ({@link ClusterSnapshot#draining()}) are sources of every shard they hold with
  * bytes, coldest first, each to the emptiest eligible target, before anything else and whatever the
  * CV or the overshoot say; they are never targets, and the CV (and {@code u*}, whose denominator is
  * the other nodes' total) is that of the other nodes, which will hold the data.
+ *
+ * <p><b>Relocations.</b> A plan can stop above the target with no move left (no source has a shard
+ * that fits its allowance and lowers the CV), held there by <em>blocking</em> shards: a node's largest
+ * shard that alone holds the node above {@code u*}, so no move of its other shards brings it to the
+ * mean (a slot of old heat whose shard grew to most of a node). The planner then makes a second plan
+ * that first relocates blocking shards, worst first, at most {@link #RELOCATIONS_PER_PLAN} of them:
+ * each to one of the {@link #RELOCATION_TRIES} largest eligible nodes where its excess over {@code u*}
+ * would be at most {@link #RELOCATION_EXCESS_KEPT} of its excess where it is, the first of them that
+ * can make room — it gives its own shards, coldest first, each to the emptiest eligible node that
+ * stays at or under {@code u* × (1 + targetCv / 2)}, aiming at {@code max(u*, shard ÷ total)} with the
+ * shard and needing at most that limit; then it plans the rest as above from the cluster those moves
+ * leave (the node the shard left is now a target). The second plan is taken if its projected CV is
+ * lower by {@link #MIN_RELOCATION_GAIN}. Relocations move more bytes per point of CV and their copies
+ * are long, so they come last: a plan that still has moves, or reaches the target, is never replaced,
+ * and a repair relocates only once its cheap moves are done. Order: the moves that touch no
+ * relocation's nodes or slots, then each relocation after the moves that make its room, then the moves
+ * that fill the nodes the shards left; {@link BatchSelection} runs a node's giving before its taking.
+ * The next plan, made from the cluster these moves leave, takes the next blocking shards.
  *
  * <p>Excluded nodes ({@link ClusterSnapshot#excluded()}: an operator's {@code ctl exclude}) are neither
  * sources nor targets, drained shards included; their bytes stay where they are and count in the CV
@@ -51,14 +70,42 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
 
     private static final double EPSILON = 1e-12;
 
+    /**
+     * A blocking shard is relocated only to a node where its excess over {@code u*} (its weight there,
+     * shard ÷ total, less {@code u*}) is at most this share of its excess where it is: a 90 TB shard is
+     * not moved to gain a few points of utilisation.
+     */
+    static final double RELOCATION_EXCESS_KEPT = 0.75;
+
+    /** How many of the largest eligible nodes a blocking shard tries, in turn, to make room for it. */
+    static final int RELOCATION_TRIES = 8;
+
+    /**
+     * At most this many relocations per plan, worst blocker first. A relocation's copies are long
+     * (the shard, then the room it needs and the refill of the node it leaves); a few at a time keep
+     * the rest of the plan — the moves that lower the CV most per byte — running beside them, and the
+     * next plan, made from the cluster these leave, takes the next ones.
+     */
+    static final int RELOCATIONS_PER_PLAN = 8;
+
+    /** The projected CV a plan with relocations must gain over the plan without them to be chosen. */
+    static final double MIN_RELOCATION_GAIN = 0.001;
+
     private final double targetCv;
     private final double overshoot;
+    private final boolean relocate;
 
     public ColdestFirstPlanner() {
         this(DEFAULT_TARGET_CV, DEFAULT_OVERSHOOT);
     }
 
+    /** A planner that relocates blocking shards when its plain plan stops above the target. */
     public ColdestFirstPlanner(double targetCv, double overshoot) {
+        this(targetCv, overshoot, true);
+    }
+
+    /** A planner that relocates blocking shards, or never does ({@code relocate} false: the plain plan only). */
+    public ColdestFirstPlanner(double targetCv, double overshoot, boolean relocate) {
         if (!(targetCv >= 0) || Double.isInfinite(targetCv)) {
             throw new IllegalArgumentException("targetCv must be a finite number >= 0, was " + targetCv);
         }
@@ -67,6 +114,7 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
         }
         this.targetCv = targetCv;
         this.overshoot = overshoot;
+        this.relocate = relocate;
     }
 
     public double targetCv() {
@@ -75,7 +123,13 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
 
     @Override
     public MigrationPlan plan(ClusterSnapshot snapshot) {
-        return new Run(snapshot).plan();
+        Run plain = new Run(snapshot);
+        MigrationPlan plan = plain.plan(false);
+        if (!relocate || plan.outcome() != MigrationPlan.Outcome.NO_IMPROVING_MOVE || !plan.moves().isEmpty() || !plain.hasBlocker()) {
+            return plan;
+        }
+        MigrationPlan relocating = new Run(snapshot).plan(true);
+        return relocating.projectedCv() < plan.projectedCv() - MIN_RELOCATION_GAIN ? relocating : plan;
     }
 
     /** One planning run's working arrays. */
@@ -89,14 +143,17 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
         private final boolean[] excluded;
         private final int active; // nodes that are not draining: the CV is theirs
         private final double targetU;
-        private final boolean[] isSource;
-        private final double[] allowance;
+        private boolean[] isSource;
+        private double[] allowance;
         private final int[][] shardsByNode; // shard indices per node, coldest first
         private final int[] shardSlot;
         private final long[] shardBytes;
         private final boolean[] shardMoved;
         private final Map<Integer, int[]> candidates = new HashMap<>();
-        private final int[] targetsByU; // target node indices, ascending projected utilisation
+        private int[] targetsByU; // target node indices, ascending projected utilisation
+        private final int rackCount; // distinct known racks
+        private boolean[] mayTake; // scratch of mayTake()
+        private boolean[] rackInSet; // scratch of mayTake()
         private double sumU;
         private double sumU2;
 
@@ -122,6 +179,7 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
                 excluded[i] = snapshot.excluded().contains(c.node());
                 draining[i] = snapshot.draining().contains(c.node()) && !excluded[i];
             }
+            rackCount = racks.size();
             double usedAll = 0;
             double totalActive = 0;
             int activeCount = 0;
@@ -134,26 +192,7 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
             }
             active = activeCount;
             targetU = totalActive == 0 ? 0.0 : usedAll / totalActive;
-            isSource = new boolean[n];
-            allowance = new double[n];
-            int targets = 0;
-            for (int i = 0; i < n; i++) {
-                if (draining[i]) {
-                    isSource[i] = true;
-                    allowance[i] = Double.POSITIVE_INFINITY;
-                    continue; // outside the CV: its whole content goes
-                }
-                double excess = used[i] - targetU * total[i];
-                if (excluded[i]) {
-                    continue; // neither source nor target; in the CV as it is
-                }
-                if (excess > EPSILON * total[i]) {
-                    isSource[i] = true;
-                    allowance[i] = (1 + overshoot) * excess;
-                } else {
-                    targets++;
-                }
-            }
+            classify();
             for (int i = 0; i < n; i++) {
                 if (!draining[i]) {
                     double u = used[i] / total[i];
@@ -161,14 +200,6 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
                     sumU2 += u * u;
                 }
             }
-            targetsByU = new int[targets];
-            int t = 0;
-            for (int i = 0; i < n; i++) {
-                if (!isSource[i] && !excluded[i]) {
-                    targetsByU[t++] = i;
-                }
-            }
-            sortTargets();
 
             snapshot.candidateSets().forEach((slot, set) -> {
                 int[] members = new int[set.size()];
@@ -203,7 +234,39 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
             }
         }
 
-        MigrationPlan plan() {
+        /** Sources (excess over {@code u*}, and draining nodes), their allowances, and the targets by utilisation. */
+        private void classify() {
+            isSource = new boolean[n];
+            allowance = new double[n];
+            int targets = 0;
+            for (int i = 0; i < n; i++) {
+                if (draining[i]) {
+                    isSource[i] = true;
+                    allowance[i] = Double.POSITIVE_INFINITY;
+                    continue; // outside the CV: its whole content goes
+                }
+                double excess = used[i] - targetU * total[i];
+                if (excluded[i]) {
+                    continue; // neither source nor target; in the CV as it is
+                }
+                if (excess > EPSILON * total[i]) {
+                    isSource[i] = true;
+                    allowance[i] = (1 + overshoot) * excess;
+                } else {
+                    targets++;
+                }
+            }
+            targetsByU = new int[targets];
+            int t = 0;
+            for (int i = 0; i < n; i++) {
+                if (!isSource[i] && !excluded[i]) {
+                    targetsByU[t++] = i;
+                }
+            }
+            sortTargets();
+        }
+
+        MigrationPlan plan(boolean relocate) {
             double initialCv = cv();
             boolean drainLeft = false;
             for (int i = 0; i < n; i++) {
@@ -220,6 +283,13 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
                     drain(i, moves);
                 }
             }
+            int chainStart = moves.size();
+            boolean[] relocating = new boolean[n];
+            if (relocate) {
+                relocateBlockers(moves, relocating);
+                classify(); // sources, allowances and targets of the cluster the relocations leave
+            }
+            int chainEnd = moves.size();
             boolean[] retired = new boolean[n];
             double cv = cv();
             while (cv > targetCv) {
@@ -237,7 +307,39 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
             double projected = exactCv();
             MigrationPlan.Outcome outcome =
                     projected <= targetCv ? MigrationPlan.Outcome.REACHES_TARGET : MigrationPlan.Outcome.NO_IMPROVING_MOVE;
-            return new MigrationPlan(moves, initialCv, projected, targetCv, outcome);
+            return new MigrationPlan(relocationsAfterTheRest(moves, chainStart, chainEnd, relocating), initialCv, projected, targetCv,
+                    outcome);
+        }
+
+        /**
+         * Plan order for a plan with relocations: the drains; then the later moves that touch no node of a
+         * relocation (neither the node a shard leaves nor the one it goes to) and no slot a relocation's
+         * moves touch — they lower the CV most per byte and run first; then the relocations, each with
+         * the moves that make its room first; then the moves that fill or empty their nodes.
+         */
+        private List<Move> relocationsAfterTheRest(List<Move> moves, int chainStart, int chainEnd, boolean[] relocating) {
+            if (chainEnd == chainStart) {
+                return moves;
+            }
+            java.util.Set<Integer> chainSlots = new java.util.HashSet<>();
+            java.util.Set<String> chainNodes = new java.util.HashSet<>();
+            for (int i = 0; i < n; i++) {
+                if (relocating[i]) {
+                    chainNodes.add(ids[i]);
+                }
+            }
+            for (Move m : moves.subList(chainStart, chainEnd)) {
+                chainSlots.add(m.slot());
+            }
+            List<Move> ordered = new ArrayList<>(moves.subList(0, chainStart));
+            List<Move> late = new ArrayList<>();
+            for (Move m : moves.subList(chainEnd, moves.size())) {
+                boolean touches = chainSlots.contains(m.slot()) || chainNodes.contains(m.source()) || chainNodes.contains(m.target());
+                (touches ? late : ordered).add(m);
+            }
+            ordered.addAll(moves.subList(chainStart, chainEnd));
+            ordered.addAll(late);
+            return ordered;
         }
 
         /** Every shard of draining node {@code source} with bytes, coldest first, to the emptiest eligible target. */
@@ -248,7 +350,7 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
                 }
                 int slot = shardSlot[shard];
                 int[] set = candidates.get(slot);
-                int target = emptiestForDrain(set, source);
+                int target = emptiestForDrain(set, source, shardBytes[shard]);
                 if (target < 0) {
                     continue; // no node may take it now; a later plan tries again
                 }
@@ -262,6 +364,200 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
                 }
                 moves.add(new Move(slot, ids[source], ids[target], bytes));
             }
+        }
+
+        /**
+         * The largest shard with bytes of node {@code i} if that shard alone holds the node above
+         * {@code u*} (no plan that keeps it there brings the node to the mean), else -1.
+         */
+        private int blockingShard(int i) {
+            if (draining[i] || excluded[i]) {
+                return -1;
+            }
+            int largest = -1;
+            for (int shard : shardsByNode[i]) {
+                if (!shardMoved[shard] && shardBytes[shard] > 0 && (largest < 0 || shardBytes[shard] > shardBytes[largest])) {
+                    largest = shard;
+                }
+            }
+            return largest >= 0 && shardBytes[largest] / total[i] > targetU + EPSILON ? largest : -1;
+        }
+
+        /** Whether some node holds a shard that alone keeps it above {@code u*}. */
+        boolean hasBlocker() {
+            for (int i = 0; i < n; i++) {
+                if (blockingShard(i) >= 0) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /**
+         * Relocations (docs/design.md §8): a blocking shard moves whole to the eligible node where it
+         * alone weighs least (the largest), if its excess over {@code u*} there is at most
+         * {@link #RELOCATION_EXCESS_KEPT} of its excess where it is. That node first gives its own shards, coldest
+         * first, each to the emptiest eligible node that stays at or under {@code u*}, until it will
+         * sit at {@code max(u*, shard ÷ its total)} with the shard; if it cannot, nothing of that
+         * relocation is planned. The node the shard leaves is then a target like any other. Worst
+         * blockers first; a node gives or takes at most one relocated shard per plan.
+         */
+        private void relocateBlockers(List<Move> moves, boolean[] relocating) {
+            List<int[]> blockers = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                int shard = blockingShard(i);
+                if (shard >= 0) {
+                    blockers.add(new int[] {i, shard});
+                }
+            }
+            blockers.sort((x, y) -> {
+                int c = Double.compare(shardBytes[y[1]] / total[y[0]], shardBytes[x[1]] / total[x[0]]);
+                return c != 0 ? c : Integer.compare(x[0], y[0]);
+            });
+            boolean[] taken = new boolean[n];
+            int relocated = 0;
+            for (int[] blocker : blockers) {
+                if (relocated == RELOCATIONS_PER_PLAN) {
+                    break;
+                }
+                int source = blocker[0];
+                int shard = blocker[1];
+                if (taken[source] || shardMoved[shard]) {
+                    continue;
+                }
+                long bytes = shardBytes[shard];
+                int[] set = candidates.get(shardSlot[shard]);
+                // where it may go: its weight there at most `limit`, lightest (largest node) first
+                double limit = targetU + RELOCATION_EXCESS_KEPT * (bytes / total[source] - targetU);
+                boolean[] mayTake = mayTake(set, source);
+                List<Integer> options = new ArrayList<>();
+                for (int t = 0; t < n; t++) {
+                    if (t != source && !taken[t] && !draining[t] && !excluded[t] && mayTake[t] && bytes / total[t] <= limit + EPSILON) {
+                        options.add(t);
+                    }
+                }
+                options.sort((x, y) -> total[x] != total[y] ? Double.compare(total[y], total[x]) : before(x, y) ? -1 : before(y, x) ? 1 : 0);
+                int target = -1;
+                for (int k = 0; k < Math.min(RELOCATION_TRIES, options.size()) && target < 0; k++) {
+                    if (makeRoom(options.get(k), source, bytes, limit, moves)) {
+                        target = options.get(k);
+                    }
+                }
+                if (target < 0) {
+                    continue; // no node can make room for it
+                }
+                moveShard(shard, source, target, set, moves);
+                taken[source] = true;
+                taken[target] = true;
+                relocating[source] = true;
+                relocating[target] = true;
+                relocated++;
+            }
+        }
+
+        /**
+         * Node {@code target} gives its shards, coldest first, each to the emptiest node that may take it
+         * ({@link #emptiestUnderMean}), until it would sit at {@code max(u*, bytes ÷ its total)} with the
+         * relocated shard; a shard no node can take is passed over. True if it then sits at or under
+         * {@code limit} with the shard; otherwise its moves are undone.
+         */
+        private boolean makeRoom(int target, int source, long bytes, double limit, List<Move> moves) {
+            int mark = moves.size();
+            List<int[]> undo = new ArrayList<>();
+            double toShed = used[target] + bytes - Math.max(targetU, bytes / total[target]) * total[target];
+            for (int give : shardsByNode[target]) {
+                if (toShed <= EPSILON * total[target]) {
+                    break;
+                }
+                if (shardMoved[give] || shardBytes[give] == 0) {
+                    continue;
+                }
+                int[] giveSet = candidates.get(shardSlot[give]);
+                int to = emptiestUnderMean(giveSet, target, source, shardBytes[give]);
+                if (to < 0) {
+                    continue;
+                }
+                undo.add(new int[] {give, target, to, moveShard(give, target, to, giveSet, moves)});
+                toShed -= shardBytes[give];
+            }
+            if (used[target] + bytes <= limit * total[target] + EPSILON * total[target]) {
+                return true;
+            }
+            for (int k = undo.size() - 1; k >= 0; k--) {
+                int[] u = undo.get(k);
+                apply(u[2], u[1], shardBytes[u[0]]);
+                shardMoved[u[0]] = false;
+                candidates.get(shardSlot[u[0]])[u[3]] = u[1];
+            }
+            moves.subList(mark, moves.size()).clear();
+            return false;
+        }
+
+        /**
+         * The emptiest node that may take a shard of {@code set} from {@code source} and stay at or under
+         * {@code u* × (1 + targetCv / 2)}: well inside the target's band, so that room is found where the
+         * plain plans have brought every node near the mean; the nodes a little over it give to the
+         * emptied node afterwards.
+         */
+        private int emptiestUnderMean(int[] set, int source, int not, long bytes) {
+            int best = -1;
+            boolean[] mayTake = mayTake(set, source);
+            double limit = targetU * (1 + targetCv / 2);
+            for (int i = 0; i < n; i++) {
+                if (i == not || draining[i] || excluded[i] || (used[i] + bytes) > limit * total[i] + EPSILON * total[i]
+                        || !mayTake[i]) {
+                    continue;
+                }
+                if (best < 0 || before(i, best)) {
+                    best = i;
+                }
+            }
+            return best;
+        }
+
+        /**
+         * {@link #eligible} for every node at once, in O(n + m): the set's members and the racks of its
+         * members other than {@code source} are marked once. The array is reused by the next call.
+         */
+        private boolean[] mayTake(int[] set, int source) {
+            if (mayTake == null) {
+                mayTake = new boolean[n];
+                rackInSet = new boolean[rackCount];
+            }
+            java.util.Arrays.fill(rackInSet, false);
+            boolean sourceRackShared = false;
+            int sourceRack = source >= 0 ? rack[source] : -1;
+            for (int member : set) {
+                if (member >= 0 && member != source && rack[member] >= 0) {
+                    rackInSet[rack[member]] = true;
+                    sourceRackShared |= rack[member] == sourceRack;
+                }
+            }
+            boolean anyRack = !sourceRackShared && sourceRack >= 0; // a target's rack may not be one the set has
+            for (int i = 0; i < n; i++) {
+                mayTake[i] = !(anyRack && rack[i] >= 0 && rackInSet[rack[i]]);
+            }
+            for (int member : set) {
+                if (member >= 0) {
+                    mayTake[member] = false;
+                }
+            }
+            return mayTake;
+        }
+
+        /** Applies one move of {@code shard} and records it; returns the index of {@code source} in the slot's set. */
+        private int moveShard(int shard, int source, int target, int[] set, List<Move> moves) {
+            apply(source, target, shardBytes[shard]);
+            shardMoved[shard] = true;
+            int at = -1;
+            for (int k = 0; k < set.length; k++) {
+                if (set[k] == source) {
+                    set[k] = target;
+                    at = k;
+                }
+            }
+            moves.add(new Move(shardSlot[shard], ids[source], ids[target], shardBytes[shard]));
+            return at;
         }
 
         private int fullestSource(boolean[] retired) {
@@ -287,7 +583,7 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
                 }
                 int slot = shardSlot[shard];
                 int[] set = candidates.get(slot);
-                int target = emptiestEligible(set, source);
+                int target = emptiestEligible(set, source, shardBytes[shard]);
                 if (target < 0) {
                     continue;
                 }
@@ -310,24 +606,29 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
             return Double.NaN;
         }
 
-        /** Any node that is not draining may take a drained shard (sources too: the drain comes first). */
-        private int emptiestForDrain(int[] set, int source) {
+        /** Any node that is not draining may take a drained shard (sources too: the drain comes first) if it has room. */
+        private int emptiestForDrain(int[] set, int source, long bytes) {
             int best = -1;
             for (int i = 0; i < n; i++) {
-                if (!draining[i] && !excluded[i] && eligible(set, source, i) && (best < 0 || before(i, best))) {
+                if (!draining[i] && !excluded[i] && fits(i, bytes) && eligible(set, source, i) && (best < 0 || before(i, best))) {
                     best = i;
                 }
             }
             return best;
         }
 
-        private int emptiestEligible(int[] set, int source) {
+        private int emptiestEligible(int[] set, int source, long bytes) {
             for (int target : targetsByU) {
-                if (eligible(set, source, target)) {
+                if (fits(target, bytes) && eligible(set, source, target)) {
                     return target;
                 }
             }
             return -1;
+        }
+
+        /** Whether {@code bytes} more leave the node within its capacity: no plan fills a node past it. */
+        private boolean fits(int node, long bytes) {
+            return used[node] + bytes <= total[node];
         }
 
         private boolean eligible(int[] set, int source, int target) {
@@ -435,7 +736,7 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
             int k = 0;
             for (int i = 0; i < n; i++) {
                 if (!draining[i]) {
-                    u[k++] = used[i] / total[i];
+                    u[k++] = Math.max(0.0, used[i] / total[i]); // a node given all it held: 0, not a rounding below it
                 }
             }
             return io.skewguard.core.stats.CoefficientOfVariation.of(u);

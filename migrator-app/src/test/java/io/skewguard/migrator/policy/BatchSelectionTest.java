@@ -39,4 +39,18 @@ class BatchSelectionTest {
                 .containsExactly(new Move(4, "e", "w", 1), new Move(5, "f", "v", 1));
         assertThat(BatchSelection.select(plan, 0, java.util.Set.of(), java.util.Set.of())).isEmpty();
     }
+
+    @Test
+    void aNodeThatStillHasToGiveTakesNothingInThisBatch() {
+        // t makes room (t→u), then the big shard goes a→t, then a is refilled (b→a); t is busy with its
+        // first move, so a→t waits, and a, which has yet to give, takes nothing either: b→a waits too
+        List<Move> plan = List.of(new Move(1, "t", "u", 1), new Move(2, "a", "t", 9), new Move(3, "b", "a", 1), new Move(4, "c", "d", 1));
+
+        assertThat(BatchSelection.select(plan, 10)).containsExactly(new Move(1, "t", "u", 1), new Move(4, "c", "d", 1));
+        // once t has made room, the relocation starts; a still takes nothing while it gives
+        assertThat(BatchSelection.select(plan.subList(1, 4), 10)).containsExactly(new Move(2, "a", "t", 9), new Move(4, "c", "d", 1));
+        // and a node whose giving waits on a carried migration takes nothing meanwhile
+        assertThat(BatchSelection.select(plan.subList(1, 4), 10, java.util.Set.of("t"), java.util.Set.of()))
+                .containsExactly(new Move(4, "c", "d", 1));
+    }
 }

@@ -17,6 +17,7 @@ class ColdestFirstPlannerTest {
     private static final long GB = 1L << 30;
 
     private final ColdestFirstPlanner planner = new ColdestFirstPlanner();
+    private final ColdestFirstPlanner plainPlanner = new ColdestFirstPlanner(ColdestFirstPlanner.DEFAULT_TARGET_CV, ColdestFirstPlanner.DEFAULT_OVERSHOOT, false);
 
     @Test
     void balancedClusterYieldsNoMove() {
@@ -155,6 +156,133 @@ class ColdestFirstPlannerTest {
             b.slot(slot, "a").shard(slot, "a", 2 * GB, slot);
         }
         return b.build();
+    }
+
+    @Test
+    void aShardThatAloneHoldsItsNodeAboveTheMeanIsRelocatedToALargerNodeThatFirstMakesRoom() {
+        // a holds one 85 GB shard of slot 1 (and 5 GB of other data) on 100 GB: no plan that keeps it there brings a to the mean
+        // (0.243); d (200 GB) would hold it at 0.425 once its four 10 GB shards went to b, c, e and f
+        ClusterSnapshot stuck = cluster()
+                .node("a", 90 * GB, 100 * GB).node("d", 40 * GB, 200 * GB)
+                .node("b", 10 * GB, 100 * GB).node("c", 10 * GB, 100 * GB).node("e", 10 * GB, 100 * GB).node("f", 10 * GB, 100 * GB)
+                .slot(1, "a").shard(1, "a", 85 * GB, 900)
+                .slot(3, "b").shard(3, "b", 10 * GB, 1).slot(4, "c").shard(4, "c", 10 * GB, 1)
+                .slot(5, "e").shard(5, "e", 10 * GB, 1).slot(6, "f").shard(6, "f", 10 * GB, 1)
+                .slot(10, "d").shard(10, "d", 10 * GB, 1).slot(11, "d").shard(11, "d", 10 * GB, 2)
+                .slot(12, "d").shard(12, "d", 10 * GB, 3).slot(13, "d").shard(13, "d", 10 * GB, 4)
+                .build();
+
+        MigrationPlan plain = plainPlanner.plan(stuck);
+        MigrationPlan plan = planner.plan(stuck);
+
+        // without relocations: no move, a stays at 0.90
+        assertThat(plain.outcome()).isEqualTo(MigrationPlan.Outcome.NO_IMPROVING_MOVE);
+        assertThat(plain.moves()).isEmpty();
+        // with them: d's shards go first, coldest first, each to the emptiest node that stays under the mean
+        assertThat(plan.moves().subList(0, 4)).extracting(Move::source).containsOnly("d");
+        assertThat(plan.moves().subList(0, 4)).extracting(Move::slot).containsExactly(10, 11, 12, 13);
+        assertThat(plan.moves().subList(0, 4)).extracting(Move::target).containsExactlyInAnyOrder("b", "c", "e", "f");
+        assertThat(plan.moves().get(4)).isEqualTo(new Move(1, "a", "d", 85 * GB));
+        assertThat(plan.projectedCv()).isLessThan(plain.projectedCv() - ColdestFirstPlanner.MIN_RELOCATION_GAIN);
+        assertThat(cvAfter(stuck, plan.moves())).isCloseTo(plan.projectedCv(), org.assertj.core.data.Offset.offset(1e-9));
+        // the batches run d's giving before the relocation: the first starts d→b only of d's moves, not a→d
+        assertThat(BatchSelection.select(plan.moves(), 16)).doesNotContain(new Move(1, "a", "d", 85 * GB));
+    }
+
+    @Test
+    void relocationsWaitWhileThePlainPlanHasMovesAndTheEmptiedNodeIsFilledOnlyAfterItsShardLeft() {
+        // as above, and g (60 of 100 GB in 10 GB shards) gives to h (empty) whatever a and d do
+        ClusterSnapshot stuck = cluster()
+                .node("a", 90 * GB, 100 * GB).node("d", 40 * GB, 200 * GB).node("g", 60 * GB, 100 * GB).node("h", 0, 100 * GB)
+                .node("b", 10 * GB, 100 * GB).node("c", 10 * GB, 100 * GB).node("e", 10 * GB, 100 * GB).node("f", 10 * GB, 100 * GB)
+                .slot(1, "a").shard(1, "a", 85 * GB, 900)
+                .slot(3, "b").shard(3, "b", 10 * GB, 1).slot(4, "c").shard(4, "c", 10 * GB, 1)
+                .slot(5, "e").shard(5, "e", 10 * GB, 1).slot(6, "f").shard(6, "f", 10 * GB, 1)
+                .slot(10, "d").shard(10, "d", 10 * GB, 1).slot(11, "d").shard(11, "d", 10 * GB, 2)
+                .slot(12, "d").shard(12, "d", 10 * GB, 3).slot(13, "d").shard(13, "d", 10 * GB, 4)
+                .slot(20, "g").shard(20, "g", 10 * GB, 1).slot(21, "g").shard(21, "g", 10 * GB, 2)
+                .slot(22, "g").shard(22, "g", 10 * GB, 3).slot(23, "g").shard(23, "g", 10 * GB, 4)
+                .slot(24, "g").shard(24, "g", 10 * GB, 5).slot(25, "g").shard(25, "g", 10 * GB, 6)
+                .build();
+
+        // the plain plan has moves (g gives) and stops above the target: it runs first, as it is
+        MigrationPlan first = planner.plan(stuck);
+        assertThat(first).isEqualTo(plainPlanner.plan(stuck));
+        assertThat(first.moves()).isNotEmpty().extracting(Move::source).containsOnly("g");
+        assertThat(first.outcome()).isEqualTo(MigrationPlan.Outcome.NO_IMPROVING_MOVE);
+        // from the cluster it leaves the plain plan has no move: now the relocation
+        ClusterSnapshot left = ColdestFirstPlannerProperties.after(stuck, first.moves());
+        MigrationPlan plain = plainPlanner.plan(left);
+        MigrationPlan plan = planner.plan(left);
+        assertThat(plain.moves()).isEmpty();
+        assertThat(plan.projectedCv()).isLessThan(plain.projectedCv() - ColdestFirstPlanner.MIN_RELOCATION_GAIN);
+        List<Move> moves = plan.moves();
+        int relocation = moves.indexOf(new Move(1, "a", "d", 85 * GB));
+        int firstOfD = 0;
+        while (!moves.get(firstOfD).source().equals("d")) {
+            firstOfD++;
+        }
+        assertThat(relocation).isGreaterThan(firstOfD);
+        for (int i = 0; i < firstOfD; i++) {
+            assertThat(List.of(moves.get(i).source(), moves.get(i).target())).doesNotContain("a", "d");
+        }
+        for (int i = firstOfD; i < relocation; i++) {
+            assertThat(moves.get(i).source()).as("d makes room").isEqualTo("d");
+        }
+        for (int i = 0; i < relocation; i++) {
+            assertThat(moves.get(i).target()).as("a takes nothing before its shard leaves").isNotEqualTo("a");
+        }
+        assertThat(moves.subList(relocation + 1, moves.size())).extracting(Move::target).contains("a");
+    }
+
+    @Test
+    void aNodeWhoseReportListsAByteMoreThanItUsesEndsAtZeroNotBelowIt() {
+        // a's report rounds: its one shard is a byte more than its used bytes; relocated, a holds nothing
+        ClusterSnapshot rounded = cluster()
+                .node("a", 85 * GB - 1, 100 * GB).node("d", 40 * GB, 200 * GB)
+                .node("b", 10 * GB, 100 * GB).node("c", 10 * GB, 100 * GB).node("e", 10 * GB, 100 * GB).node("f", 10 * GB, 100 * GB)
+                .slot(1, "a").shard(1, "a", 85 * GB, 900)
+                .slot(3, "b").shard(3, "b", 10 * GB, 1).slot(4, "c").shard(4, "c", 10 * GB, 1)
+                .slot(5, "e").shard(5, "e", 10 * GB, 1).slot(6, "f").shard(6, "f", 10 * GB, 1)
+                .slot(10, "d").shard(10, "d", 10 * GB, 1).slot(11, "d").shard(11, "d", 10 * GB, 2)
+                .slot(12, "d").shard(12, "d", 10 * GB, 3).slot(13, "d").shard(13, "d", 10 * GB, 4)
+                .build();
+
+        MigrationPlan plan = planner.plan(rounded);
+
+        assertThat(plan.moves()).contains(new Move(1, "a", "d", 85 * GB));
+        assertThat(plan.projectedCv()).isFinite().isLessThan(plan.currentCv());
+    }
+
+    @Test
+    void noRelocationWhereNoNodeWouldHoldTheShardItsExcessMuchLower() {
+        // every node has 100 GB: the 85 GB shard weighs 0.85 wherever it goes
+        ClusterSnapshot stuck = cluster()
+                .node("a", 90 * GB, 100 * GB).node("b", 10 * GB, 100 * GB).node("c", 10 * GB, 100 * GB)
+                .slot(1, "a").shard(1, "a", 85 * GB, 900).slot(2, "a").shard(2, "a", 5 * GB, 1)
+                .slot(3, "b").shard(3, "b", 10 * GB, 1).slot(4, "c").shard(4, "c", 10 * GB, 1)
+                .build();
+
+        assertThat(planner.plan(stuck)).isEqualTo(plainPlanner.plan(stuck));
+        assertThat(planner.plan(stuck).outcome()).isEqualTo(MigrationPlan.Outcome.NO_IMPROVING_MOVE);
+    }
+
+    @Test
+    void aPlanThatReachesItsTargetIsNeverReplacedByRelocations() {
+        // a's 70 GB shard weighs 0.7 there and 0.35 on d, but a's other shards alone bring the CV under 0.3
+        ClusterSnapshot reachable = cluster()
+                .node("a", 95 * GB, 100 * GB).node("d", 40 * GB, 200 * GB).node("b", 40 * GB, 100 * GB)
+                .slot(1, "a").shard(1, "a", 70 * GB, 900).slot(2, "a").shard(2, "a", 25 * GB, 1)
+                .slot(10, "d").shard(10, "d", 40 * GB, 1).slot(3, "b").shard(3, "b", 40 * GB, 1)
+                .build();
+        ColdestFirstPlanner loose = new ColdestFirstPlanner(0.5, ColdestFirstPlanner.DEFAULT_OVERSHOOT);
+        ColdestFirstPlanner looseAndPlain = new ColdestFirstPlanner(0.5, ColdestFirstPlanner.DEFAULT_OVERSHOOT, false);
+
+        MigrationPlan plan = loose.plan(reachable);
+
+        assertThat(plan.outcome()).isEqualTo(MigrationPlan.Outcome.REACHES_TARGET);
+        assertThat(plan).isEqualTo(looseAndPlain.plan(reachable));
+        assertThat(plan.moves()).extracting(Move::slot).doesNotContain(1);
     }
 
     static double cvAfter(ClusterSnapshot snapshot, List<Move> moves) {

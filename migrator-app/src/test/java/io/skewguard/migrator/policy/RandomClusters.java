@@ -49,4 +49,37 @@ final class RandomClusters {
         }
         return new ClusterSnapshot(nodes, shards, sets);
     }
+
+    /**
+     * As {@link #of}, then up to a quarter of the nodes (at least one) get one of their shards grown
+     * to 55–95 % of their capacity, the node's used bytes with it (its capacity too if they pass it): shards that
+     * alone hold a node above the mean, as a slot of old heat leaves them.
+     */
+    static ClusterSnapshot withBlockers(Random random, int nodeCount, int slots, int m) {
+        ClusterSnapshot base = of(random, nodeCount, slots, m);
+        List<NodeCapacity> nodes = new ArrayList<>(base.nodes());
+        List<ShardLoad> shards = new ArrayList<>(base.shards());
+        int blockers = 1 + random.nextInt(Math.max(1, nodeCount / 4));
+        for (int b = 0; b < blockers; b++) {
+            int k = random.nextInt(nodes.size());
+            NodeCapacity node = nodes.get(k);
+            List<Integer> own = new ArrayList<>();
+            for (int i = 0; i < shards.size(); i++) {
+                if (shards.get(i).node().equals(node.node())) {
+                    own.add(i);
+                }
+            }
+            if (own.isEmpty()) {
+                continue;
+            }
+            int i = own.get(random.nextInt(own.size()));
+            ShardLoad shard = shards.get(i);
+            long bytes = (long) ((0.55 + 0.4 * random.nextDouble()) * node.totalBytes());
+            long used = node.usedBytes() - shard.bytes() + bytes; // the node's shards still sum to at most its used bytes
+            long total = Math.max(node.totalBytes(), used);
+            shards.set(i, new ShardLoad(shard.slot(), shard.node(), bytes, shard.heat()));
+            nodes.set(k, new NodeCapacity(node.node(), used, total, node.rack()));
+        }
+        return new ClusterSnapshot(nodes, shards, base.candidateSets());
+    }
 }

@@ -137,7 +137,7 @@ public final class SkewGuardLoop implements RepairPolicy {
 
     @Override
     public void onStep(long now, Cluster cluster, ClusterFigures figures) {
-        Supplier<ClusterView> view = () -> view(cluster, now);
+        Supplier<ClusterView> view = () -> viewOf(cluster, now);
         // detector
         for (AlertStateMachine.Transition t : heatAlert.observe(figures.heatGini(), now)) {
             if (t.to() == AlertState.CONFIRMED) {
@@ -277,7 +277,8 @@ public final class SkewGuardLoop implements RepairPolicy {
                 policy, at / 86_400_000.0, gini, repairTarget, atMin, min, atMax, max);
     }
 
-    private ClusterView view(Cluster cluster, long now) {
+    /** What the migrator plans from, read off the model: every live node's capacity report, slot heat, the slot table. */
+    public static ClusterView viewOf(Cluster cluster, long now) {
         List<CapacityReading> readings = new ArrayList<>();
         for (int i = 0; i < cluster.maxNodes(); i++) {
             if (!cluster.alive(i)) {
