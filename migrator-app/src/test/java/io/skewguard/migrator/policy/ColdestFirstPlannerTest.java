@@ -162,14 +162,7 @@ class ColdestFirstPlannerTest {
     void aShardThatAloneHoldsItsNodeAboveTheMeanIsRelocatedToALargerNodeThatFirstMakesRoom() {
         // a holds one 85 GB shard of slot 1 (and 5 GB of other data) on 100 GB: no plan that keeps it there brings a to the mean
         // (0.243); d (200 GB) would hold it at 0.425 once its four 10 GB shards went to b, c, e and f
-        ClusterSnapshot stuck = cluster()
-                .node("a", 90 * GB, 100 * GB).node("d", 40 * GB, 200 * GB)
-                .node("b", 10 * GB, 100 * GB).node("c", 10 * GB, 100 * GB).node("e", 10 * GB, 100 * GB).node("f", 10 * GB, 100 * GB)
-                .slot(1, "a").shard(1, "a", 85 * GB, 900)
-                .slot(3, "b").shard(3, "b", 10 * GB, 1).slot(4, "c").shard(4, "c", 10 * GB, 1)
-                .slot(5, "e").shard(5, "e", 10 * GB, 1).slot(6, "f").shard(6, "f", 10 * GB, 1)
-                .slot(10, "d").shard(10, "d", 10 * GB, 1).slot(11, "d").shard(11, "d", 10 * GB, 2)
-                .slot(12, "d").shard(12, "d", 10 * GB, 3).slot(13, "d").shard(13, "d", 10 * GB, 4)
+        ClusterSnapshot stuck = blocked(90 * GB)
                 .build();
 
         MigrationPlan plain = plainPlanner.plan(stuck);
@@ -192,14 +185,7 @@ class ColdestFirstPlannerTest {
     @Test
     void relocationsWaitWhileThePlainPlanHasMovesAndTheEmptiedNodeIsFilledOnlyAfterItsShardLeft() {
         // as above, and g (60 of 100 GB in 10 GB shards) gives to h (empty) whatever a and d do
-        ClusterSnapshot stuck = cluster()
-                .node("a", 90 * GB, 100 * GB).node("d", 40 * GB, 200 * GB).node("g", 60 * GB, 100 * GB).node("h", 0, 100 * GB)
-                .node("b", 10 * GB, 100 * GB).node("c", 10 * GB, 100 * GB).node("e", 10 * GB, 100 * GB).node("f", 10 * GB, 100 * GB)
-                .slot(1, "a").shard(1, "a", 85 * GB, 900)
-                .slot(3, "b").shard(3, "b", 10 * GB, 1).slot(4, "c").shard(4, "c", 10 * GB, 1)
-                .slot(5, "e").shard(5, "e", 10 * GB, 1).slot(6, "f").shard(6, "f", 10 * GB, 1)
-                .slot(10, "d").shard(10, "d", 10 * GB, 1).slot(11, "d").shard(11, "d", 10 * GB, 2)
-                .slot(12, "d").shard(12, "d", 10 * GB, 3).slot(13, "d").shard(13, "d", 10 * GB, 4)
+        ClusterSnapshot stuck = blocked(90 * GB).node("g", 60 * GB, 100 * GB).node("h", 0, 100 * GB)
                 .slot(20, "g").shard(20, "g", 10 * GB, 1).slot(21, "g").shard(21, "g", 10 * GB, 2)
                 .slot(22, "g").shard(22, "g", 10 * GB, 3).slot(23, "g").shard(23, "g", 10 * GB, 4)
                 .slot(24, "g").shard(24, "g", 10 * GB, 5).slot(25, "g").shard(25, "g", 10 * GB, 6)
@@ -238,14 +224,7 @@ class ColdestFirstPlannerTest {
     @Test
     void aNodeWhoseReportListsAByteMoreThanItUsesEndsAtZeroNotBelowIt() {
         // a's report rounds: its one shard is a byte more than its used bytes; relocated, a holds nothing
-        ClusterSnapshot rounded = cluster()
-                .node("a", 85 * GB - 1, 100 * GB).node("d", 40 * GB, 200 * GB)
-                .node("b", 10 * GB, 100 * GB).node("c", 10 * GB, 100 * GB).node("e", 10 * GB, 100 * GB).node("f", 10 * GB, 100 * GB)
-                .slot(1, "a").shard(1, "a", 85 * GB, 900)
-                .slot(3, "b").shard(3, "b", 10 * GB, 1).slot(4, "c").shard(4, "c", 10 * GB, 1)
-                .slot(5, "e").shard(5, "e", 10 * GB, 1).slot(6, "f").shard(6, "f", 10 * GB, 1)
-                .slot(10, "d").shard(10, "d", 10 * GB, 1).slot(11, "d").shard(11, "d", 10 * GB, 2)
-                .slot(12, "d").shard(12, "d", 10 * GB, 3).slot(13, "d").shard(13, "d", 10 * GB, 4)
+        ClusterSnapshot rounded = blocked(85 * GB - 1)
                 .build();
 
         MigrationPlan plan = planner.plan(rounded);
@@ -283,6 +262,20 @@ class ColdestFirstPlannerTest {
         assertThat(plan.outcome()).isEqualTo(MigrationPlan.Outcome.REACHES_TARGET);
         assertThat(plan).isEqualTo(looseAndPlain.plan(reachable));
         assertThat(plan.moves()).extracting(Move::slot).doesNotContain(1);
+    }
+
+    /**
+     * a holds one 85 GB shard of slot 1 (and other data up to {@code usedByA}) on 100 GB; d (200 GB)
+     * holds four 10 GB shards; b, c, e and f (100 GB) one 10 GB shard each.
+     */
+    private static SnapshotBuilder blocked(long usedByA) {
+        return cluster().node("a", usedByA, 100 * GB).node("d", 40 * GB, 200 * GB)
+                .node("b", 10 * GB, 100 * GB).node("c", 10 * GB, 100 * GB).node("e", 10 * GB, 100 * GB).node("f", 10 * GB, 100 * GB)
+                .slot(1, "a").shard(1, "a", 85 * GB, 900)
+                .slot(3, "b").shard(3, "b", 10 * GB, 1).slot(4, "c").shard(4, "c", 10 * GB, 1)
+                .slot(5, "e").shard(5, "e", 10 * GB, 1).slot(6, "f").shard(6, "f", 10 * GB, 1)
+                .slot(10, "d").shard(10, "d", 10 * GB, 1).slot(11, "d").shard(11, "d", 10 * GB, 2)
+                .slot(12, "d").shard(12, "d", 10 * GB, 3).slot(13, "d").shard(13, "d", 10 * GB, 4);
     }
 
     static double cvAfter(ClusterSnapshot snapshot, List<Move> moves) {
