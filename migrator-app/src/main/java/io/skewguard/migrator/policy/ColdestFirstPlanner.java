@@ -354,15 +354,7 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
                 if (target < 0) {
                     continue; // no node may take it now; a later plan tries again
                 }
-                long bytes = shardBytes[shard];
-                apply(source, target, bytes);
-                shardMoved[shard] = true;
-                for (int k = 0; k < set.length; k++) {
-                    if (set[k] == source) {
-                        set[k] = target;
-                    }
-                }
-                moves.add(new Move(slot, ids[source], ids[target], bytes));
+                moveShard(shard, source, target, set, moves);
             }
         }
 
@@ -394,13 +386,12 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
         }
 
         /**
-         * Relocations (docs/design.md §8): a blocking shard moves whole to the eligible node where it
-         * alone weighs least (the largest), if its excess over {@code u*} there is at most
-         * {@link #RELOCATION_EXCESS_KEPT} of its excess where it is. That node first gives its own shards, coldest
-         * first, each to the emptiest eligible node that stays at or under {@code u*}, until it will
-         * sit at {@code max(u*, shard ÷ its total)} with the shard; if it cannot, nothing of that
-         * relocation is planned. The node the shard leaves is then a target like any other. Worst
-         * blockers first; a node gives or takes at most one relocated shard per plan.
+         * Relocations (docs/design.md §8.2), worst blocker first, at most {@link #RELOCATIONS_PER_PLAN}:
+         * a blocking shard may go to an eligible node where its excess over {@code u*} is at most
+         * {@link #RELOCATION_EXCESS_KEPT} of its excess where it is; the {@link #RELOCATION_TRIES} largest
+         * such nodes try in turn to make room for it ({@link #makeRoom}), and the first that can takes it.
+         * The node the shard leaves is then a target like any other. A node gives or takes at most one
+         * relocated shard per plan; {@code relocating} marks both nodes of each relocation.
          */
         private void relocateBlockers(List<Move> moves, boolean[] relocating) {
             List<int[]> blockers = new ArrayList<>();
@@ -592,15 +583,8 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
                 if (next >= cv - EPSILON) {
                     continue;
                 }
-                apply(source, target, bytes);
                 allowance[source] -= bytes;
-                shardMoved[shard] = true;
-                for (int k = 0; k < set.length; k++) {
-                    if (set[k] == source) {
-                        set[k] = target;
-                    }
-                }
-                moves.add(new Move(slot, ids[source], ids[target], bytes));
+                moveShard(shard, source, target, set, moves);
                 return next;
             }
             return Double.NaN;
