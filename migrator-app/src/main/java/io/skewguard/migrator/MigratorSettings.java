@@ -136,7 +136,8 @@ public record MigratorSettings(
                     Setting.number(BUDGET_FLOOR, 0.1, "Share of the budget left at peak load; never zero.")
                             .validatedBy(Validator.of("greater than 0 (the budget is never zero) and at most 1",
                                     v -> (Double) v > 0 && (Double) v <= 1)),
-                    Setting.duration(PEAK_HALF_LIFE, "12h", "Half-life of the remembered peak write rate.")
+                    Setting.duration(PEAK_HALF_LIFE, "48h", "Half-life of the remembered peak write rate; longer than a day, so the evening's "
+                            + "trough is measured against that day's peak.")
                             .validatedBy(Validator.positive()),
                     Setting.duration(COPY_STALL_TIMEOUT, "10m", "A COPY without any answer for this long aborts its batch.")
                             .validatedBy(Validator.positive()),

@@ -57,7 +57,7 @@ class MigratorAppTest {
         assertThat(s.candidates()).isEqualTo(8);
         assertThat(s.vnodesPerUnit()).isEqualTo(150);
         assertThat(s.maxBytesPerSec()).isEqualTo(100L * 1024 * 1024);
-        assertThat(s.peakHalfLife()).isEqualTo(Duration.ofHours(12));
+        assertThat(s.peakHalfLife()).isEqualTo(Duration.ofHours(48));
         assertThat(s.copyStallTimeout()).isEqualTo(Duration.ofMinutes(10));
         assertThat(s.prepareTimeout()).isEqualTo(Duration.ofSeconds(30));
         assertThat(s.abortTimeout()).isEqualTo(Duration.ofMinutes(2));
@@ -191,7 +191,7 @@ class MigratorAppTest {
         for (Setting s : MigratorSettings.MODEL.settings()) {
             assertThat(run.out()).contains(s.flag());
         }
-        assertThat(run.out()).contains("Default: 0.1.", "Default: 30s", "Default: 12h", "--config", "--set", "--print-config");
+        assertThat(run.out()).contains("Default: 0.1.", "Default: 30s", "Default: 48h", "--config", "--set", "--print-config");
     }
 
     @Test

@@ -70,6 +70,10 @@ public final class SkewGuardLoop implements RepairPolicy {
     private static final double MAINTENANCE_FACTOR =
             io.skewguard.migrator.MigratorSettings.MODEL.defaults().number(io.skewguard.migrator.MigratorSettings.MAINTENANCE_FACTOR);
 
+    /** The migrator's default half-life of the rate limiter's remembered peak. */
+    private static final Duration PEAK_HALF_LIFE =
+            io.skewguard.migrator.MigratorSettings.MODEL.defaults().duration(io.skewguard.migrator.MigratorSettings.PEAK_HALF_LIFE);
+
     private final SkewGuardSettings settings;
     private final long stepMillis;
     private final AlertStateMachine heatAlert;
@@ -119,8 +123,8 @@ public final class SkewGuardLoop implements RepairPolicy {
         ControllerSettings d = ControllerSettings.defaults();
         this.controller = new WeightController(new ControllerSettings(d.minWeight(), d.maxWeight(), d.maxStep(), d.deadband(),
                 d.gain(), settings.repairTarget(), d.minRoundInterval(), d.decay(), Duration.ofMillis(settings.followUpMillis())));
-        // the migrator's defaults (MigratorSettings): load 0.5 → 0.9, floor 0.1, peak half-life 12 h, 3 aborts in a row
-        AdaptiveRateLimiter limiter = new AdaptiveRateLimiter(settings.maxBytesPerSec(), 0.5, 0.9, 0.1, Duration.ofHours(12).toMillis());
+        // the migrator's defaults (MigratorSettings): load 0.5 → 0.9, floor 0.1, its peak half-life, 3 aborts in a row
+        AdaptiveRateLimiter limiter = new AdaptiveRateLimiter(settings.maxBytesPerSec(), 0.5, 0.9, 0.1, PEAK_HALF_LIFE.toMillis());
         long copyStall = Math.max(10 * 60_000L, 3 * stepMillis);
         BatchStateMachine machine = new BatchStateMachine(new Timeouts(copyStall, Math.max(60_000L, 2 * stepMillis),
                 Math.max(60_000L, 2 * stepMillis), Math.max(60_000L, 2 * stepMillis)));
