@@ -66,13 +66,12 @@ public final class SkewGuardLoop implements RepairPolicy {
 
     private static final Logger LOG = LoggerFactory.getLogger(SkewGuardLoop.class);
     private static final String CLUSTER = "sim";
-    /** The migrator's default: a repaired cluster drifting above this × its target CV (or the CV it ended at) is repaired again. */
-    private static final double MAINTENANCE_FACTOR =
-            io.skewguard.migrator.MigratorSettings.MODEL.defaults().number(io.skewguard.migrator.MigratorSettings.MAINTENANCE_FACTOR);
-
-    /** The migrator's default half-life of the rate limiter's remembered peak. */
-    private static final Duration PEAK_HALF_LIFE =
-            io.skewguard.migrator.MigratorSettings.MODEL.defaults().duration(io.skewguard.migrator.MigratorSettings.PEAK_HALF_LIFE);
+    /**
+     * The migrator's defaults: its rate limiter's loads, floor and peak half-life, and the maintenance
+     * factor (a repaired cluster drifting above this × its target CV, or the CV it ended at, is repaired again).
+     */
+    private static final io.skewguard.migrator.MigratorSettings MIGRATOR =
+            io.skewguard.migrator.MigratorSettings.from(io.skewguard.migrator.MigratorSettings.MODEL.defaults());
 
     private final SkewGuardSettings settings;
     private final long stepMillis;
@@ -123,14 +122,15 @@ public final class SkewGuardLoop implements RepairPolicy {
         ControllerSettings d = ControllerSettings.defaults();
         this.controller = new WeightController(new ControllerSettings(d.minWeight(), d.maxWeight(), d.maxStep(), d.deadband(),
                 d.gain(), settings.repairTarget(), d.minRoundInterval(), d.decay(), Duration.ofMillis(settings.followUpMillis())));
-        // the migrator's defaults (MigratorSettings): load 0.5 → 0.9, floor 0.1, its peak half-life, 3 aborts in a row
-        AdaptiveRateLimiter limiter = new AdaptiveRateLimiter(settings.maxBytesPerSec(), 0.5, 0.9, 0.1, PEAK_HALF_LIFE.toMillis());
+        // the migrator's defaults, with the scenario's bandwidth; 3 aborts in a row
+        AdaptiveRateLimiter limiter = new AdaptiveRateLimiter(settings.maxBytesPerSec(), MIGRATOR.lowLoad(), MIGRATOR.highLoad(),
+                MIGRATOR.budgetFloor(), MIGRATOR.peakHalfLife().toMillis());
         long copyStall = Math.max(10 * 60_000L, 3 * stepMillis);
         BatchStateMachine machine = new BatchStateMachine(new Timeouts(copyStall, Math.max(60_000L, 2 * stepMillis),
                 Math.max(60_000L, 2 * stepMillis), Math.max(60_000L, 2 * stepMillis)));
         this.coordinator = new RepairCoordinator(
                 new ColdestFirstPlanner(settings.migrationTargetCv(), settings.overshoot()), machine, limiter, settings.maxParallel(), 3,
-                MAINTENANCE_FACTOR, settings.cooldownMillis());
+                MIGRATOR.maintenanceFactor(), settings.cooldownMillis());
         this.repair = RepairState.fresh(CLUSTER, settings.maxBytesPerSec());
     }
 
