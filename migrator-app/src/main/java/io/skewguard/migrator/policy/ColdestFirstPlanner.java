@@ -33,23 +33,32 @@ import java.util.Map;
  * CV or the overshoot say; they are never targets, and the CV (and {@code u*}, whose denominator is
  * the other nodes' total) is that of the other nodes, which will hold the data.
  *
- * <p><b>Relocations.</b> A plan can stop above the target with no move left (no source has a shard
- * that fits its allowance and lowers the CV), held there by <em>blocking</em> shards: a node's largest
- * shard that alone holds the node above {@code u*}, so no move of its other shards brings it to the
- * mean (a slot of old heat whose shard grew to most of a node). The planner then makes a second plan
- * that first relocates blocking shards, worst first, at most {@link #RELOCATIONS_PER_PLAN} of them:
- * each to one of the {@link #RELOCATION_TRIES} largest eligible nodes where its excess over {@code u*}
- * would be at most {@link #RELOCATION_EXCESS_KEPT} of its excess where it is, the first of them that
- * can make room — it gives its own shards, coldest first, each to the emptiest eligible node that
- * stays at or under {@code u* × (1 + targetCv / 2)}, aiming at {@code max(u*, shard ÷ total)} with the
- * shard and needing at most that limit; then it plans the rest as above from the cluster those moves
- * leave (the node the shard left is now a target). The second plan is taken if its projected CV is
- * lower by {@link #MIN_RELOCATION_GAIN}. Relocations move more bytes per point of CV and their copies
- * are long, so they come last: a plan that still has moves, or reaches the target, is never replaced,
- * and a repair relocates only once its cheap moves are done. Order: the moves that touch no
- * relocation's nodes or slots, then each relocation after the moves that make its room, then the moves
- * that fill the nodes the shards left; {@link BatchSelection} runs a node's giving before its taking.
- * The next plan, made from the cluster these moves leave, takes the next blocking shards.
+ * <p><b>Relocations.</b> A plan can stop above the target held there by <em>blocking</em> shards: a
+ * node's largest shard that alone holds the node above {@code u*}, so no move of its other shards brings
+ * it to the mean (a slot of old heat whose shard grew to most of a node). Whenever the plain plan stops
+ * above the target with such a shard, the planner makes a second plan that first relocates blocking
+ * shards, worst first: at most {@link #RELOCATIONS_BESIDE_PLAIN_MOVES} while the plain plan still has
+ * moves, at most {@link #RELOCATIONS_PER_PLAN} once it has none. Each goes to one of the
+ * {@link #RELOCATION_TRIES} largest eligible nodes where its excess over {@code u*} would be at most
+ * {@link #RELOCATION_EXCESS_KEPT} of its excess where it is, the first of them that can make room — it
+ * gives its own shards, coldest first, each to the emptiest eligible node that stays at or under
+ * {@code u* × (1 + targetCv / 2)}, aiming at {@code max(u*, shard ÷ total)} with the shard and needing
+ * at most that limit; then it plans the rest as above from the cluster those moves leave (the node the
+ * shard left is now a target). The second plan is taken if its projected CV is lower by
+ * {@link #MIN_RELOCATION_GAIN}.
+ *
+ * <p>A relocation is a chain of serial copies on two nodes (the target gives its shards one at a time,
+ * the shard moves, the node it left is filled one shard at a time) that takes a day or more at scale.
+ * A few chains therefore start beside the plain moves, from the repair's first plan, instead of after
+ * them; only a few, because each takes a large node out of the plain moves' targets and its copies share
+ * the budget with theirs. Plans are made afresh after each batch, from the cluster the last one left:
+ * the next plan names the same worst blockers and the same largest nodes, so a chain goes on where it
+ * stands, and the room its target has made is not taken back by plain moves, which would happen if
+ * relocations waited for a plan without plain moves (the first batch of room-making makes a node
+ * under the mean, which the next plain plan fills again). Order: the moves that touch no relocation's
+ * nodes or slots, then each relocation after the moves that make its room, then the moves that fill
+ * the nodes the shards left; {@link BatchSelection} runs a node's giving before its taking. The next
+ * plan, made from the cluster these moves leave, takes the next blocking shards.
  *
  * <p>Excluded nodes ({@link ClusterSnapshot#excluded()}: an operator's {@code ctl exclude}) are neither
  * sources nor targets, drained shards included; their bytes stay where they are and count in the CV
@@ -81,7 +90,14 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
     static final int RELOCATION_TRIES = 8;
 
     /**
-     * At most this many relocations per plan, worst blocker first. A relocation's copies are long
+     * At most this many relocations in a plan whose plain part still has moves: the chains that run
+     * beside the plain moves from the repair's first plan. With none (relocations only once the plain
+     * moves are done), {@code scale-512} had no relocation done by its day 10 in model mode (docs/simulator.md).
+     */
+    static final int RELOCATIONS_BESIDE_PLAIN_MOVES = 2;
+
+    /**
+     * At most this many relocations per plan once its plain part has no move, worst blocker first. A relocation's copies are long
      * (the shard, then the room it needs and the refill of the node it leaves); a few at a time keep
      * the rest of the plan — the moves that lower the CV most per byte — running beside them, and the
      * next plan, made from the cluster these leave, takes the next ones.
@@ -124,11 +140,11 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
     @Override
     public MigrationPlan plan(ClusterSnapshot snapshot) {
         Run plain = new Run(snapshot);
-        MigrationPlan plan = plain.plan(false);
-        if (!relocate || plan.outcome() != MigrationPlan.Outcome.NO_IMPROVING_MOVE || !plan.moves().isEmpty() || !plain.hasBlocker()) {
+        MigrationPlan plan = plain.plan(0);
+        if (!relocate || plan.outcome() != MigrationPlan.Outcome.NO_IMPROVING_MOVE || !plain.hasBlocker()) {
             return plan;
         }
-        MigrationPlan relocating = new Run(snapshot).plan(true);
+        MigrationPlan relocating = new Run(snapshot).plan(plan.moves().isEmpty() ? RELOCATIONS_PER_PLAN : RELOCATIONS_BESIDE_PLAIN_MOVES);
         return relocating.projectedCv() < plan.projectedCv() - MIN_RELOCATION_GAIN ? relocating : plan;
     }
 
@@ -266,7 +282,8 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
             sortTargets();
         }
 
-        MigrationPlan plan(boolean relocate) {
+        /** The plan, relocating at most {@code relocations} blocking shards first (0: the plain plan). */
+        MigrationPlan plan(int relocations) {
             double initialCv = cv();
             boolean drainLeft = false;
             for (int i = 0; i < n; i++) {
@@ -285,8 +302,8 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
             }
             int chainStart = moves.size();
             boolean[] relocating = new boolean[n];
-            if (relocate) {
-                relocateBlockers(moves, relocating);
+            if (relocations > 0) {
+                relocateBlockers(moves, relocating, relocations);
                 classify(); // sources, allowances and targets of the cluster the relocations leave
             }
             int chainEnd = moves.size();
@@ -386,14 +403,14 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
         }
 
         /**
-         * Relocations (docs/design.md §8.2), worst blocker first, at most {@link #RELOCATIONS_PER_PLAN}:
+         * Relocations (docs/design.md §8.2), worst blocker first, at most {@code maxRelocations}:
          * a blocking shard may go to an eligible node where its excess over {@code u*} is at most
          * {@link #RELOCATION_EXCESS_KEPT} of its excess where it is; the {@link #RELOCATION_TRIES} largest
          * such nodes try in turn to make room for it ({@link #makeRoom}), and the first that can takes it.
          * The node the shard leaves is then a target like any other. A node gives or takes at most one
          * relocated shard per plan; {@code relocating} marks both nodes of each relocation.
          */
-        private void relocateBlockers(List<Move> moves, boolean[] relocating) {
+        private void relocateBlockers(List<Move> moves, boolean[] relocating, int maxRelocations) {
             List<int[]> blockers = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 int shard = blockingShard(i);
@@ -408,7 +425,7 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
             boolean[] taken = new boolean[n];
             int relocated = 0;
             for (int[] blocker : blockers) {
-                if (relocated == RELOCATIONS_PER_PLAN) {
+                if (relocated == maxRelocations) {
                     break;
                 }
                 int source = blocker[0];

@@ -183,7 +183,7 @@ class ColdestFirstPlannerTest {
     }
 
     @Test
-    void relocationsWaitWhileThePlainPlanHasMovesAndTheEmptiedNodeIsFilledOnlyAfterItsShardLeft() {
+    void aRelocationStartsBesideThePlainMovesWhichRunFirstAndTheEmptiedNodeIsFilledOnlyAfterItsShardLeft() {
         // as above, and g (60 of 100 GB in 10 GB shards) gives to h (empty) whatever a and d do
         ClusterSnapshot stuck = blocked(90 * GB).node("g", 60 * GB, 100 * GB).node("h", 0, 100 * GB)
                 .slot(20, "g").shard(20, "g", 10 * GB, 1).slot(21, "g").shard(21, "g", 10 * GB, 2)
@@ -191,26 +191,27 @@ class ColdestFirstPlannerTest {
                 .slot(24, "g").shard(24, "g", 10 * GB, 5).slot(25, "g").shard(25, "g", 10 * GB, 6)
                 .build();
 
-        // the plain plan has moves (g gives) and stops above the target: it runs first, as it is
-        MigrationPlan first = planner.plan(stuck);
-        assertThat(first).isEqualTo(plainPlanner.plan(stuck));
-        assertThat(first.moves()).isNotEmpty().extracting(Move::source).containsOnly("g");
-        assertThat(first.outcome()).isEqualTo(MigrationPlan.Outcome.NO_IMPROVING_MOVE);
-        // from the cluster it leaves the plain plan has no move: now the relocation
-        ClusterSnapshot left = ColdestFirstPlannerProperties.after(stuck, first.moves());
-        MigrationPlan plain = plainPlanner.plan(left);
-        MigrationPlan plan = planner.plan(left);
-        assertThat(plain.moves()).isEmpty();
+        // the plain plan has moves (g gives) and stops above the target, held by a's shard
+        MigrationPlan plain = plainPlanner.plan(stuck);
+        assertThat(plain.moves()).isNotEmpty().extracting(Move::source).containsOnly("g");
+        assertThat(plain.outcome()).isEqualTo(MigrationPlan.Outcome.NO_IMPROVING_MOVE);
+        // the plan relocates a's shard beside those moves rather than after them: a chain of serial copies
+        MigrationPlan plan = planner.plan(stuck);
         assertThat(plan.projectedCv()).isLessThan(plain.projectedCv() - ColdestFirstPlanner.MIN_RELOCATION_GAIN);
+        assertThat(cvAfter(stuck, plan.moves())).isCloseTo(plan.projectedCv(), org.assertj.core.data.Offset.offset(1e-9));
         List<Move> moves = plan.moves();
         int relocation = moves.indexOf(new Move(1, "a", "d", 85 * GB));
+        assertThat(relocation).isPositive();
         int firstOfD = 0;
         while (!moves.get(firstOfD).source().equals("d")) {
             firstOfD++;
         }
         assertThat(relocation).isGreaterThan(firstOfD);
+        // the moves that touch neither a nor d come first: g's giving, as the plain plan has it
+        assertThat(firstOfD).isPositive();
         for (int i = 0; i < firstOfD; i++) {
             assertThat(List.of(moves.get(i).source(), moves.get(i).target())).doesNotContain("a", "d");
+            assertThat(moves.get(i).source()).isEqualTo("g");
         }
         for (int i = firstOfD; i < relocation; i++) {
             assertThat(moves.get(i).source()).as("d makes room").isEqualTo("d");
@@ -219,6 +220,17 @@ class ColdestFirstPlannerTest {
             assertThat(moves.get(i).target()).as("a takes nothing before its shard leaves").isNotEqualTo("a");
         }
         assertThat(moves.subList(relocation + 1, moves.size())).extracting(Move::target).contains("a");
+        // the first batch runs g's giving and d's first giving, not the relocation itself
+        List<Move> batch = BatchSelection.select(moves, 16);
+        assertThat(batch).extracting(Move::source).contains("g", "d");
+        assertThat(batch).doesNotContain(new Move(1, "a", "d", 85 * GB));
+        // once d has made part of its room, the next plan goes on with the same relocation: d is not filled again
+        List<Move> firstBatch = batch;
+        ClusterSnapshot next = ColdestFirstPlannerProperties.after(stuck, firstBatch);
+        MigrationPlan again = planner.plan(next);
+        assertThat(again.moves()).contains(new Move(1, "a", "d", 85 * GB));
+        assertThat(again.moves().subList(0, again.moves().indexOf(new Move(1, "a", "d", 85 * GB))))
+                .extracting(Move::target).doesNotContain("d");
     }
 
     @Test
