@@ -57,8 +57,7 @@ import java.util.Map;
  * relocations waited for a plan without plain moves (the first batch of room-making makes a node
  * under the mean, which the next plain plan fills again). Order: the moves that touch no relocation's
  * nodes or slots, then each relocation after the moves that make its room, then the moves that fill
- * the nodes the shards left; {@link BatchSelection} runs a node's giving before its taking. The next
- * plan, made from the cluster these moves leave, takes the next blocking shards.
+ * the nodes the shards left; {@link BatchSelection} runs a node's giving before its taking.
  *
  * <p>Excluded nodes ({@link ClusterSnapshot#excluded()}: an operator's {@code ctl exclude}) are neither
  * sources nor targets, drained shards included; their bytes stay where they are and count in the CV
@@ -92,15 +91,16 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
     /**
      * At most this many relocations in a plan whose plain part still has moves: the chains that run
      * beside the plain moves from the repair's first plan. With none (relocations only once the plain
-     * moves are done), {@code scale-512} had no relocation done by its day 10 in model mode (docs/simulator.md).
+     * moves are done), {@code scale-512} had no relocation done by its day 10 in model mode
+     * (docs/simulator.md).
      */
     static final int RELOCATIONS_BESIDE_PLAIN_MOVES = 2;
 
     /**
-     * At most this many relocations per plan once its plain part has no move, worst blocker first. A relocation's copies are long
-     * (the shard, then the room it needs and the refill of the node it leaves); a few at a time keep
-     * the rest of the plan — the moves that lower the CV most per byte — running beside them, and the
-     * next plan, made from the cluster these leave, takes the next ones.
+     * At most this many relocations per plan once its plain part has no move, worst blocker first. A
+     * relocation's copies are long (the shard, then the room it needs and the refill of the node it
+     * leaves); a few at a time keep the rest of the plan — the moves that lower the CV most per byte —
+     * running beside them, and the next plan, made from the cluster these leave, takes the next ones.
      */
     static final int RELOCATIONS_PER_PLAN = 8;
 

@@ -197,10 +197,11 @@ class ColdestFirstPlannerTest {
         assertThat(plain.outcome()).isEqualTo(MigrationPlan.Outcome.NO_IMPROVING_MOVE);
         // the plan relocates a's shard beside those moves rather than after them: a chain of serial copies
         MigrationPlan plan = planner.plan(stuck);
+        Move relocated = new Move(1, "a", "d", 85 * GB);
         assertThat(plan.projectedCv()).isLessThan(plain.projectedCv() - ColdestFirstPlanner.MIN_RELOCATION_GAIN);
         assertThat(cvAfter(stuck, plan.moves())).isCloseTo(plan.projectedCv(), org.assertj.core.data.Offset.offset(1e-9));
         List<Move> moves = plan.moves();
-        int relocation = moves.indexOf(new Move(1, "a", "d", 85 * GB));
+        int relocation = moves.indexOf(relocated);
         assertThat(relocation).isPositive();
         int firstOfD = 0;
         while (!moves.get(firstOfD).source().equals("d")) {
@@ -223,14 +224,11 @@ class ColdestFirstPlannerTest {
         // the first batch runs g's giving and d's first giving, not the relocation itself
         List<Move> batch = BatchSelection.select(moves, 16);
         assertThat(batch).extracting(Move::source).contains("g", "d");
-        assertThat(batch).doesNotContain(new Move(1, "a", "d", 85 * GB));
+        assertThat(batch).doesNotContain(relocated);
         // once d has made part of its room, the next plan goes on with the same relocation: d is not filled again
-        List<Move> firstBatch = batch;
-        ClusterSnapshot next = ColdestFirstPlannerProperties.after(stuck, firstBatch);
-        MigrationPlan again = planner.plan(next);
-        assertThat(again.moves()).contains(new Move(1, "a", "d", 85 * GB));
-        assertThat(again.moves().subList(0, again.moves().indexOf(new Move(1, "a", "d", 85 * GB))))
-                .extracting(Move::target).doesNotContain("d");
+        MigrationPlan again = planner.plan(ColdestFirstPlannerProperties.after(stuck, batch));
+        assertThat(again.moves()).contains(relocated);
+        assertThat(again.moves().subList(0, again.moves().indexOf(relocated))).extracting(Move::target).doesNotContain("d");
     }
 
     @Test
