@@ -54,6 +54,7 @@ public final class AgentCore {
     private final long keepFinishedMillis;
     private final AtomicLong refusals = new AtomicLong();
     private volatile AgentState state;
+    private volatile CopyingOf copyingOf;
 
     /**
      * An agent of {@code check.node()} over {@code store}, starting from {@code initial};
@@ -144,11 +145,9 @@ public final class AgentCore {
             saver.accept(kept);
             state = kept;
         }
-        List<MigrationRecord> copying = new ArrayList<>();
-        for (MigrationRecord r : state.migrations().values()) {
-            if (r.stage() == Stage.COPYING) {
-                copying.add(r);
-            }
+        List<MigrationRecord> copying = copying(state);
+        if (copying.isEmpty()) {
+            return List.of();
         }
         List<MigrationStatus> answers = new ArrayList<>();
         for (MigrationRecord r : copying) {
@@ -163,6 +162,30 @@ public final class AgentCore {
         }
         return answers;
     }
+
+    /**
+     * The records of {@code s} in stage COPYING, in migration-id order. Worked out again only when the
+     * state has changed since the last call (states are immutable): copies are reported far more often
+     * than commands arrive, and a node keeps the records of every migration it took part in.
+     */
+    private List<MigrationRecord> copying(AgentState s) {
+        CopyingOf cached = copyingOf;
+        if (cached != null && cached.state() == s) {
+            return cached.records();
+        }
+        List<MigrationRecord> out = new ArrayList<>();
+        for (MigrationRecord r : s.migrations().values()) {
+            if (r.stage() == Stage.COPYING) {
+                out.add(r);
+            }
+        }
+        List<MigrationRecord> records = List.copyOf(out);
+        copyingOf = new CopyingOf(s, records);
+        return records;
+    }
+
+    /** The COPYING records of one state. */
+    private record CopyingOf(AgentState state, List<MigrationRecord> records) {}
 
     /**
      * Why {@code input} carries an epoch no legitimate sender could have issued yet, as a dead-letter
