@@ -53,6 +53,10 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -95,6 +99,14 @@ import org.slf4j.LoggerFactory;
  *   <li>the writers (the model) follow the migrator's slot-table rows: in-flight marks (dual-write),
  *       switches (the bytes change owner: counted as moved), cleared marks.
  * </ol>
+ *
+ * <p><b>Two threads.</b> The detector's work on a step (item 1) runs on a second thread while the
+ * migrator's driver takes the capacity events on the caller's, and the balancer's driver takes the
+ * tick's alerts and report on the second thread while the migrator's takes them on the caller's.
+ * The detector, the balancer and the migrator share nothing but the schema registry scope (its
+ * methods are synchronized) and what the caller hands them; each is joined before anything reads
+ * what it produced, and every driver gets its records in the same order as one thread would give
+ * them. So a run's results are those of one thread, on two cores in less time.
  *
  * <p><b>Membership.</b> At the first step the model's slot table goes to the migrator's slot-table
  * topic (as the rows of a deployment that ran before), so a migrator that adopts the table it finds
@@ -171,6 +183,15 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
     private long lostShardsRebuilt;
     private long rebuiltKeysRefused;
     private final String name;
+    /**
+     * The second thread: one step's detector, then its balancer, run here while the migrator's driver
+     * takes the same step's input on the caller's thread (two cores, two independent drivers).
+     */
+    private final ExecutorService beside = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "fast-mode-beside-migrator");
+        t.setDaemon(true);
+        return t;
+    });
 
     /** SkewGuard with its spread rule on (the migrator's default). */
     public FastSkewGuard(Scenario scenario) {
@@ -285,28 +306,59 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         }
         events.addAll(capacities);
         lastStepEvents = events.size();
-        detector.sendEncoded(events);
-        detector.advanceTo(CLUSTER, end);
+        // the detector on the second thread while the migrator takes the same capacities here: neither
+        // reads what the other writes, and each is joined before its results are read (the same results
+        // as one after the other)
+        Future<List<DetectorHarness.Output>> detected = beside.submit(() -> {
+            detector.sendEncoded(events);
+            detector.advanceTo(CLUSTER, end);
+            return detector.takeOutputs();
+        });
 
         // 2. capacity to the migrator, then the tick's alerts and report to the balancer and the migrator
-        for (DetectorHarness.Encoded c : capacities) {
-            migratorCapacity.pipeInput(c.key(), c.value(), now);
+        try {
+            for (DetectorHarness.Encoded c : capacities) {
+                migratorCapacity.pipeInput(c.key(), c.value(), now);
+            }
+        } catch (RuntimeException | Error e) {
+            awaitQuietly(detected); // nothing left running on a driver the caller may close
+            throw e;
         }
-        for (DetectorHarness.Output out : detector.takeOutputs()) {
+        List<TestInputTopic<byte[], byte[]>> toBalancer = new ArrayList<>();
+        List<TestInputTopic<byte[], byte[]>> toMigrator = new ArrayList<>();
+        List<byte[]> values = new ArrayList<>();
+        List<Long> times = new ArrayList<>();
+        for (DetectorHarness.Output out : joined(detected)) {
             if (out instanceof DetectorHarness.AlertOutput a) {
-                byte[] value = alertSerde.serializer().serialize(topics.alerts(), a.alert());
-                long t = a.alert().getEventTime().toEpochMilli();
-                balancerAlerts.pipeInput(key(CLUSTER), value, t);
-                migratorAlerts.pipeInput(key(CLUSTER), value, t);
+                values.add(alertSerde.serializer().serialize(topics.alerts(), a.alert()));
+                times.add(a.alert().getEventTime().toEpochMilli());
+                toBalancer.add(balancerAlerts);
+                toMigrator.add(migratorAlerts);
             } else {
                 SkewReport r = ((DetectorHarness.ReportOutput) out).report();
                 lastHeatGini = r.getHeatGini();
-                byte[] value = reportSerde.serializer().serialize(topics.reports(), r);
-                long t = r.getWindowEnd().toEpochMilli();
-                balancerReports.pipeInput(key(CLUSTER), value, t);
-                migratorReports.pipeInput(key(CLUSTER), value, t);
+                values.add(reportSerde.serializer().serialize(topics.reports(), r));
+                times.add(r.getWindowEnd().toEpochMilli());
+                toBalancer.add(balancerReports);
+                toMigrator.add(migratorReports);
             }
         }
+        // the balancer's topology on the second thread, the migrator's here: two drivers that share nothing
+        Future<?> balanced = beside.submit(() -> {
+            for (int i = 0; i < values.size(); i++) {
+                toBalancer.get(i).pipeInput(key(CLUSTER), values.get(i), times.get(i));
+            }
+            return null;
+        });
+        try {
+            for (int i = 0; i < values.size(); i++) {
+                toMigrator.get(i).pipeInput(key(CLUSTER), values.get(i), times.get(i));
+            }
+        } catch (RuntimeException | Error e) {
+            awaitQuietly(balanced);
+            throw e;
+        }
+        joined(balanced);
 
         // 3. weights to the agents; migration commands to the agents and their answers back, until quiet
         applyWeightCommands();
@@ -397,6 +449,35 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         return i >= 0 && i < stores.length && stores[i] != null ? stores[i].keys() : null;
     }
 
+    /** What {@code work} returned once it is done on the second thread; its failure thrown here. */
+    private static <T> T joined(Future<T> work) {
+        try {
+            return work.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while the detector or the balancer ran beside the migrator", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    /** Waits for {@code work} to end, however it ends (a failure here is already on its way up). */
+    private static void awaitQuietly(Future<?> work) {
+        try {
+            work.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | RuntimeException ignored) {
+            // the caller's own failure is the one to report
+        }
+    }
+
     private void advanceWallClocks(long to) {
         if (to > wallClock) {
             Duration d = Duration.ofMillis(to - wallClock);
@@ -418,10 +499,10 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         int[] held = new int[nodes];
         for (int s = 0; s < slots; s++) {
             for (int i = 0; i < nodes; i++) {
-                long b = Math.round(cluster.shardBytes(s, i));
-                if (b > 0) {
+                double bytes = cluster.shardBytes(s, i);
+                if (bytes >= 0.5) { // most are 0: a slot lies on a few nodes; below 0.5 it rounds to no byte
                     heldSlots[i][held[i]] = s;
-                    heldBytes[i][held[i]++] = b;
+                    heldBytes[i][held[i]++] = Math.round(bytes);
                 }
             }
         }
@@ -772,6 +853,7 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
 
     @Override
     public void close() {
+        beside.shutdownNow();
         try {
             detector.close();
         } finally {
