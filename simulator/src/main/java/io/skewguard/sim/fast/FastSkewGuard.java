@@ -89,7 +89,8 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>every (slot, node) write of the step becomes a {@link WriteEvent} and every live node sends
  *       a {@link CapacityEvent} with its per-shard bytes, all at {@code now}; the detector gets them
- *       in one batch and its stream time is moved to {@code now + step}, which closes the step's tick;
+ *       in one batch, ended by the harness's clock write at {@code now + step} (what
+ *       {@link DetectorHarness#advanceTo} sends) which closes the step's tick, and flushes once;
  *   <li>the capacity events go to the migrator, the tick's alerts and report to the balancer and
  *       the migrator, whose wall clocks are moved to {@code now + step} (the migrator's timeouts and
  *       ticks run on it);
@@ -305,13 +306,15 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
             capacities.add(detector.encoded(c)); // encoded once: the same bytes to the detector and the migrator
         }
         events.addAll(capacities);
+        // the harness's clock write closes the step's tick in the same flush (what advanceTo sends, without a
+        // second partial per step through stage two)
+        events.add(detector.encoded(new WriteEvent(CLUSTER, DetectorHarness.CLOCK_NODE, 0, 0L, 0L, Instant.ofEpochMilli(end))));
         lastStepEvents = events.size();
         // the detector on the second thread while the migrator takes the same capacities here: neither
         // reads what the other writes, and each is joined before its results are read (the same results
         // as one after the other)
         Future<List<DetectorHarness.Output>> detected = beside.submit(() -> {
             detector.sendEncoded(events);
-            detector.advanceTo(CLUSTER, end);
             return detector.takeOutputs();
         });
 
