@@ -691,15 +691,29 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
             if (isSource[target] || excluded[target]) {
                 return; // a source that took a drained shard: not in the target list
             }
-            int pos = 0;
-            while (targetsByU[pos] != target) {
-                pos++;
-            }
+            int pos = indexOfTarget(target);
             while (pos + 1 < targetsByU.length && before(targetsByU[pos + 1], target)) {
                 targetsByU[pos] = targetsByU[pos + 1];
                 pos++;
             }
             targetsByU[pos] = target;
+        }
+
+        /**
+         * Where {@code target} stands in the target list, by a bounded search. With the unbounded
+         * {@code while (targetsByU[pos] != target) pos++} inlined into {@link #moveOneShard}, OpenJDK
+         * 17.0.15's C2 compiled code that crashed the JVM with SIGSEGV on the {@code scale-512} plans;
+         * the same run went through interpreted, without loop predication, without unrolling, and with
+         * this search (docs/migrator.md §2).
+         */
+        private int indexOfTarget(int target) {
+            int[] order = targetsByU;
+            for (int pos = 0; pos < order.length; pos++) {
+                if (order[pos] == target) {
+                    return pos;
+                }
+            }
+            throw new IllegalStateException("node " + target + " is not in the target list");
         }
 
         private void sortTargets() {
