@@ -61,9 +61,9 @@ class ColdestFirstPlannerProperties {
 
     /**
      * Clusters with blocking shards (a shard of up to 95 % of its node), once the plain plan has run:
-     * the plan is the plain one unless that one stops above the target (here it has no move left); a plan with relocations is then lower by the minimum
-     * gain, every move respects the candidate set as it stands then, and the plan as a whole lowers
-     * the CV to what it projects.
+     * the plan is the plain one unless that one stops above the target (here it has no move left); a
+     * plan with relocations is then lower by the minimum gain, every move respects the candidate set as
+     * it stands then, and the plan as a whole lowers the CV to what it projects.
      */
     @Property(tries = 1000)
     void aPlanWithRelocationsIsTakenOnlyWhereThePlainOneStopsAndItEndsLower(

@@ -310,58 +310,35 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
         // second partial per step through stage two)
         events.add(detector.encoded(new WriteEvent(CLUSTER, DetectorHarness.CLOCK_NODE, 0, 0L, 0L, Instant.ofEpochMilli(end))));
         lastStepEvents = events.size();
-        // the detector on the second thread while the migrator takes the same capacities here: neither
-        // reads what the other writes, and each is joined before its results are read (the same results
-        // as one after the other)
-        Future<List<DetectorHarness.Output>> detected = beside.submit(() -> {
+
+        // 2. capacity to the migrator, then the tick's alerts and report to the balancer and the migrator.
+        // The detector runs on the second thread while the migrator takes the same capacities here, then the
+        // balancer there while the migrator takes the tick's outputs here: drivers that share nothing, each
+        // joined before its results are read (the same results as one after the other)
+        List<DetectorHarness.Output> outputs = alongside(() -> {
             detector.sendEncoded(events);
             return detector.takeOutputs();
-        });
-
-        // 2. capacity to the migrator, then the tick's alerts and report to the balancer and the migrator
-        try {
+        }, () -> {
             for (DetectorHarness.Encoded c : capacities) {
                 migratorCapacity.pipeInput(c.key(), c.value(), now);
             }
-        } catch (RuntimeException | Error e) {
-            awaitQuietly(detected); // nothing left running on a driver the caller may close
-            throw e;
-        }
-        List<TestInputTopic<byte[], byte[]>> toBalancer = new ArrayList<>();
-        List<TestInputTopic<byte[], byte[]>> toMigrator = new ArrayList<>();
-        List<byte[]> values = new ArrayList<>();
-        List<Long> times = new ArrayList<>();
-        for (DetectorHarness.Output out : joined(detected)) {
+        });
+        List<TickOutput> tick = new ArrayList<>(outputs.size());
+        for (DetectorHarness.Output out : outputs) {
             if (out instanceof DetectorHarness.AlertOutput a) {
-                values.add(alertSerde.serializer().serialize(topics.alerts(), a.alert()));
-                times.add(a.alert().getEventTime().toEpochMilli());
-                toBalancer.add(balancerAlerts);
-                toMigrator.add(migratorAlerts);
+                tick.add(new TickOutput(balancerAlerts, migratorAlerts,
+                        alertSerde.serializer().serialize(topics.alerts(), a.alert()), a.alert().getEventTime().toEpochMilli()));
             } else {
                 SkewReport r = ((DetectorHarness.ReportOutput) out).report();
                 lastHeatGini = r.getHeatGini();
-                values.add(reportSerde.serializer().serialize(topics.reports(), r));
-                times.add(r.getWindowEnd().toEpochMilli());
-                toBalancer.add(balancerReports);
-                toMigrator.add(migratorReports);
+                tick.add(new TickOutput(balancerReports, migratorReports,
+                        reportSerde.serializer().serialize(topics.reports(), r), r.getWindowEnd().toEpochMilli()));
             }
         }
-        // the balancer's topology on the second thread, the migrator's here: two drivers that share nothing
-        Future<?> balanced = beside.submit(() -> {
-            for (int i = 0; i < values.size(); i++) {
-                toBalancer.get(i).pipeInput(key(CLUSTER), values.get(i), times.get(i));
-            }
+        alongside(() -> {
+            tick.forEach(o -> o.balancer().pipeInput(key(CLUSTER), o.value(), o.time()));
             return null;
-        });
-        try {
-            for (int i = 0; i < values.size(); i++) {
-                toMigrator.get(i).pipeInput(key(CLUSTER), values.get(i), times.get(i));
-            }
-        } catch (RuntimeException | Error e) {
-            awaitQuietly(balanced);
-            throw e;
-        }
-        joined(balanced);
+        }, () -> tick.forEach(o -> o.migrator().pipeInput(key(CLUSTER), o.value(), o.time())));
 
         // 3. weights to the agents; migration commands to the agents and their answers back, until quiet
         applyWeightCommands();
@@ -450,6 +427,26 @@ public final class FastSkewGuard implements RepairPolicy, AutoCloseable {
     private InMemoryNodeStore keysOf(String node) {
         int i = cluster.nodes().indexOf(node);
         return i >= 0 && i < stores.length && stores[i] != null ? stores[i].keys() : null;
+    }
+
+    /** One alert or report of a tick: the same bytes to the balancer's and the migrator's input topic. */
+    private record TickOutput(TestInputTopic<byte[], byte[]> balancer, TestInputTopic<byte[], byte[]> migrator,
+            byte[] value, long time) {}
+
+    /**
+     * Runs {@code there} on the second thread and {@code here} on this one, and returns what
+     * {@code there} gave once both are done; a failure of either is thrown here, and nothing is left
+     * running on the second thread when it is.
+     */
+    private <T> T alongside(java.util.concurrent.Callable<T> there, Runnable here) {
+        Future<T> work = beside.submit(there);
+        try {
+            here.run();
+        } catch (RuntimeException | Error e) {
+            awaitQuietly(work); // nothing left running on a driver the caller may close
+            throw e;
+        }
+        return joined(work);
     }
 
     /** What {@code work} returned once it is done on the second thread; its failure thrown here. */
