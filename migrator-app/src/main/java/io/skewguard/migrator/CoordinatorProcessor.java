@@ -122,6 +122,8 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     private KeyValueStore<String, SlotAssignment> slots;
     /** {@link #rows}' copy of each cluster's slot table, dropped on every write of the cluster's rows and on init. */
     private final Map<String, List<MembershipChanges.Row>> rowCache = new HashMap<>();
+    /** Per cluster, the spread rule's view of {@link #rowCache}'s rows and the capacities it was worked out from. */
+    private final Map<String, SpreadStep.Writers> writersCache = new HashMap<>();
     private KeyValueStore<String, byte[]> published;
     private final StoreMirror<Member> members = new StoreMirror<>();
     private KeyValueStore<String, OperatorControl> controlStore;
@@ -165,6 +167,7 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         this.tabled.clear();
         this.known.clear(); // a re-initialised task may have restored less than this instance saw
         this.rowCache.clear(); // so may its slot table: an aborted transaction's rows are not in the store
+        this.writersCache.clear();
         this.repairs = context.getStateStore(REPAIR_STORE);
         this.capacity.attach(context.getStateStore(CAPACITY_STORE));
         this.reports = context.getStateStore(REPORT_STORE);
@@ -287,8 +290,14 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
         Set<String> eligible = new HashSet<>(live.eligible());
         eligible.removeIf(c::excludes); // an excluded node takes no new data, as it is no migration target
         long[] heat = report.getSlotHeat().stream().mapToLong(Long::longValue).toArray();
+        List<MembershipChanges.Row> rows = rows(cluster);
+        SpreadStep.Writers writers = writersCache.get(cluster);
+        if (writers == null || !writers.sameInputs(rows, totals)) {
+            writers = SpreadStep.Writers.of(cluster, rows, totals);
+            writersCache.put(cluster, writers);
+        }
         SpreadStep.Result result = SpreadStep.decide(cluster, spreadPolicy, before == null ? SpreadState.empty() : before,
-                report.getWindowEnd().toEpochMilli(), heat, rows(cluster), totals, live.racks(), eligible,
+                report.getWindowEnd().toEpochMilli(), heat, writers, live.racks(), eligible,
                 settings.slotCount(), settings.vnodesPerUnit());
         if (!result.changed().isEmpty() && (c.paused() || c.dryRun())) {
             // paused or in dry run, the slot table does not change: the decision is logged, the watch kept as it
@@ -1477,6 +1486,10 @@ final class CoordinatorProcessor implements Processor<String, MigratorInput, Str
     }
 
     private boolean hasTable(String cluster) {
+        List<MembershipChanges.Row> cached = rowCache.get(cluster);
+        if (cached != null) {
+            return !cached.isEmpty();
+        }
         try (KeyValueIterator<String, SlotAssignment> it = slots.prefixScan(clusterPrefix(cluster), new StringSerializer())) {
             return it.hasNext();
         }

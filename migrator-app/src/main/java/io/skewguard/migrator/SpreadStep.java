@@ -41,6 +41,78 @@ public final class SpreadStep {
     public record Result(SpreadState state, Map<Integer, MembershipChanges.Row> changed) {}
 
     /**
+     * What the rule needs of a cluster's rows besides the heat: each valid row with the capacity of
+     * the nodes that take its writes (its own candidates, and with its spread nodes). It changes only
+     * with the rows or a capacity, not with a report, so a caller may keep it while
+     * {@link #sameInputs} holds.
+     */
+    public static final class Writers {
+        private final List<MembershipChanges.Row> rows;
+        private final Map<String, Long> capacity;
+        private final double totalCapacity;
+        private final MembershipChanges.Row[] valid;
+        private final double[] own;
+        private final double[] writers;
+        private final Map<Integer, MembershipChanges.Row> bySlot;
+
+        private Writers(List<MembershipChanges.Row> rows, Map<String, Long> capacity, double totalCapacity,
+                List<MembershipChanges.Row> valid, double[] own, double[] writers, Map<Integer, MembershipChanges.Row> bySlot) {
+            this.rows = rows;
+            this.capacity = capacity;
+            this.totalCapacity = totalCapacity;
+            this.valid = valid.toArray(new MembershipChanges.Row[0]);
+            this.own = own;
+            this.writers = writers;
+            this.bySlot = bySlot;
+        }
+
+        /**
+         * @param capacity total bytes of every live node (its latest capacity report)
+         */
+        public static Writers of(String cluster, List<MembershipChanges.Row> rows, Map<String, Long> capacity) {
+            Map<String, Long> kept = Map.copyOf(capacity);
+            double totalCapacity = 0;
+            for (long c : capacity.values()) {
+                totalCapacity += c;
+            }
+            Map<Integer, MembershipChanges.Row> bySlot = new java.util.HashMap<>();
+            List<MembershipChanges.Row> valid = new ArrayList<>(rows.size());
+            double[] own = new double[rows.size()];
+            double[] writers = new double[rows.size()];
+            for (MembershipChanges.Row row : rows) {
+                if (!valid(row)) {
+                    // a row adopted from the topic that names a node twice (a candidate also spread or held): the
+                    // writers refuse it too; it is left as it is rather than decided on
+                    LOG.warn("{}: slot {}: row left out of the spread rule: it names a node twice (candidates {}, spread {}, held {})",
+                            cluster, row.slot(), row.candidates(), row.spread(), row.held());
+                    continue;
+                }
+                bySlot.put(row.slot(), row);
+                double o = 0;
+                boolean allReadOnly = row.readOnly().containsAll(row.candidates());
+                for (String node : row.candidates()) {
+                    if (allReadOnly || !row.readOnly().contains(node)) {
+                        o += kept.getOrDefault(node, 0L);
+                    }
+                }
+                double w = o;
+                for (String node : row.spread()) {
+                    w += kept.getOrDefault(node, 0L);
+                }
+                own[valid.size()] = o;
+                writers[valid.size()] = w;
+                valid.add(row);
+            }
+            return new Writers(rows, kept, totalCapacity, valid, own, writers, bySlot);
+        }
+
+        /** True when these were worked out from the very same rows (the same list) and equal capacities. */
+        public boolean sameInputs(List<MembershipChanges.Row> rows, Map<String, Long> capacity) {
+            return this.rows == rows && this.capacity.equals(capacity);
+        }
+    }
+
+    /**
      * @param capacity   total bytes of every live node (its latest capacity report)
      * @param racks      every member with its rack (null: unknown), for the ring
      * @param eligible   the nodes that may take writes of a slot
@@ -48,41 +120,28 @@ public final class SpreadStep {
     public static Result decide(String cluster, SpreadPolicy policy, SpreadState state, long reportTime, long[] slotHeat,
             List<MembershipChanges.Row> rows, Map<String, Long> capacity, Map<String, String> racks, Set<String> eligible,
             int slotCount, int vnodesPerUnit) {
+        return decide(cluster, policy, state, reportTime, slotHeat, Writers.of(cluster, rows, capacity), racks, eligible, slotCount,
+                vnodesPerUnit);
+    }
+
+    /** {@link #decide(String, SpreadPolicy, SpreadState, long, long[], List, Map, Map, Set, int, int)} on rows' writers kept from before. */
+    public static Result decide(String cluster, SpreadPolicy policy, SpreadState state, long reportTime, long[] slotHeat,
+            Writers writers, Map<String, String> racks, Set<String> eligible, int slotCount, int vnodesPerUnit) {
         long totalHeat = 0;
         for (long h : slotHeat) {
             totalHeat += Math.max(0, h);
         }
-        double totalCapacity = 0;
-        for (long c : capacity.values()) {
-            totalCapacity += c;
-        }
-        Map<Integer, MembershipChanges.Row> bySlot = new java.util.HashMap<>();
+        double totalCapacity = writers.totalCapacity;
+        Map<String, Long> capacity = writers.capacity;
+        Map<Integer, MembershipChanges.Row> bySlot = writers.bySlot;
         List<SlotLoad> loads = new ArrayList<>();
-        for (MembershipChanges.Row row : rows) {
-            if (!valid(row)) {
-                // a row adopted from the topic that names a node twice (a candidate also spread or held): the
-                // writers refuse it too; it is left as it is rather than decided on
-                LOG.warn("{}: slot {}: row left out of the spread rule: it names a node twice (candidates {}, spread {}, held {})",
-                        cluster, row.slot(), row.candidates(), row.spread(), row.held());
-                continue;
-            }
-            bySlot.put(row.slot(), row);
+        for (int i = 0; i < writers.valid.length; i++) {
+            MembershipChanges.Row row = writers.valid[i];
             long heat = row.slot() < slotHeat.length ? Math.max(0, slotHeat[row.slot()]) : 0;
             if (heat == 0 && row.spread().isEmpty()) {
                 continue;
             }
-            double own = 0;
-            boolean allReadOnly = row.readOnly().containsAll(row.candidates());
-            for (String node : row.candidates()) {
-                if (allReadOnly || !row.readOnly().contains(node)) {
-                    own += capacity.getOrDefault(node, 0L);
-                }
-            }
-            double writers = own;
-            for (String node : row.spread()) {
-                writers += capacity.getOrDefault(node, 0L);
-            }
-            loads.add(new SlotLoad(row.slot(), heat, own, row.spread().size(), writers));
+            loads.add(new SlotLoad(row.slot(), heat, writers.own[i], row.spread().size(), writers.writers[i]));
         }
         // the ring only when a slot spreads or narrows (most reports change nothing)
         Ring[] built = new Ring[1];

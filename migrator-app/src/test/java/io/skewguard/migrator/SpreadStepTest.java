@@ -71,4 +71,30 @@ class SpreadStepTest {
                 1, 150);
         assertThat(r.changed().get(0).spread()).hasSize(7).doesNotContain("n5", "n7");
     }
+
+    @Test
+    void writersKeptFromBeforeDecideAsTheRowsDoAndAreWorkedOutAgainWhenTheRowsOrACapacityChange() {
+        List<Row> rows = List.of(
+                new Row(0, List.of("n0", "n1", "n2"), List.of(), null, List.of(), List.of(), null),
+                new Row(1, List.of("n3", "n4", "n5"), List.of(), null, List.of(), List.of(), null));
+        SpreadStep.Writers kept = SpreadStep.Writers.of("c1", rows, capacity());
+        // the same rows and equal capacities: kept; heat changes nothing of it
+        assertThat(kept.sameInputs(rows, capacity())).isTrue();
+        for (long[] heat : List.of(new long[] {600, 400}, new long[] {100, 900}, new long[] {500, 500})) {
+            SpreadStep.Result fromRows = SpreadStep.decide("c1", POLICY, SpreadState.empty(), 0, heat, rows, capacity(), racks(),
+                    capacity().keySet(), 2, 150);
+            SpreadStep.Result fromKept = SpreadStep.decide("c1", POLICY, SpreadState.empty(), 0, heat, kept, racks(),
+                    capacity().keySet(), 2, 150);
+            assertThat(fromKept.changed()).isEqualTo(fromRows.changed());
+            assertThat(fromKept.state()).isEqualTo(fromRows.state());
+        }
+        // an equal but new list of rows (a row was written) or a changed capacity: worked out again
+        assertThat(kept.sameInputs(List.copyOf(new java.util.ArrayList<>(rows)), capacity())).isFalse();
+        Map<String, Long> grown = capacity();
+        grown.put("n12", 100L);
+        assertThat(kept.sameInputs(rows, grown)).isFalse();
+        Map<String, Long> shrunk = capacity();
+        shrunk.put("n0", 50L);
+        assertThat(kept.sameInputs(rows, shrunk)).isFalse();
+    }
 }
