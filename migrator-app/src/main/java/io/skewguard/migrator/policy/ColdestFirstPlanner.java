@@ -41,9 +41,10 @@ import java.util.Map;
  * moves, at most {@link #RELOCATIONS_PER_PLAN} once it has none. Each goes to one of the
  * {@link #RELOCATION_TRIES} largest eligible nodes where its excess over {@code u*} would be at most
  * {@link #RELOCATION_EXCESS_KEPT} of its excess where it is, the first of them that can make room — it
- * gives its own shards, coldest first, each to the emptiest eligible node that stays at or under
+ * gives its own shards, each to the emptiest eligible node that stays at or under
  * {@code u* × (1 + targetCv / 2)}, aiming at {@code max(u*, shard ÷ total)} with the shard and needing
- * at most that limit; then it plans the rest as above from the cluster those moves leave (the node the
+ * at most that limit — the largest that fit in the room still to make first (the fewest serial
+ * copies), then the rest coldest first; then it plans the rest as above from the cluster those moves leave (the node the
  * shard left is now a target). The second plan is taken if its projected CV is lower by
  * {@link #MIN_RELOCATION_GAIN}.
  *
@@ -464,30 +465,20 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
         }
 
         /**
-         * Node {@code target} gives its shards, coldest first, each to the emptiest node that may take it
+         * Node {@code target} gives its shards, each to the emptiest node that may take it
          * ({@link #emptiestUnderMean}), until it would sit at {@code max(u*, bytes ÷ its total)} with the
-         * relocated shard; a shard no node can take is passed over. True if it then sits at or under
-         * {@code limit} with the shard; otherwise its moves are undone.
+         * relocated shard: first the largest that fit in the room still to make (ties coldest first),
+         * then, if that is not enough, the rest coldest first; a shard no node can take is passed over.
+         * The largest first because a node gives one shard per batch: the fewer shards its room takes,
+         * the sooner the relocated shard can follow. True if it then sits at or under {@code limit} with
+         * the shard; otherwise its moves are undone.
          */
         private boolean makeRoom(int target, int source, long bytes, double limit, List<Move> moves) {
             int mark = moves.size();
             List<int[]> undo = new ArrayList<>();
-            double toShed = used[target] + bytes - Math.max(targetU, bytes / total[target]) * total[target];
-            for (int give : shardsByNode[target]) {
-                if (toShed <= EPSILON * total[target]) {
-                    break;
-                }
-                if (shardMoved[give] || shardBytes[give] == 0) {
-                    continue;
-                }
-                int[] giveSet = candidates.get(shardSlot[give]);
-                int to = emptiestUnderMean(giveSet, target, source, shardBytes[give]);
-                if (to < 0) {
-                    continue;
-                }
-                undo.add(new int[] {give, target, to, moveShard(give, target, to, giveSet, moves)});
-                toShed -= shardBytes[give];
-            }
+            double[] toShed = {used[target] + bytes - Math.max(targetU, bytes / total[target]) * total[target]};
+            give(target, source, largestFirst(shardsByNode[target]), true, toShed, moves, undo);
+            give(target, source, shardsByNode[target], false, toShed, moves, undo);
             if (used[target] + bytes <= limit * total[target] + EPSILON * total[target]) {
                 return true;
             }
@@ -499,6 +490,44 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
             }
             moves.subList(mark, moves.size()).clear();
             return false;
+        }
+
+        /**
+         * {@link #makeRoom}'s giving: {@code target}'s shards in {@code order}, each to the emptiest node
+         * that may take it, until {@code toShed[0]} bytes are given; with {@code onlyFitting}, only shards
+         * no larger than what is still to give.
+         */
+        private void give(int target, int source, int[] order, boolean onlyFitting, double[] toShed, List<Move> moves,
+                List<int[]> undo) {
+            for (int give : order) {
+                if (toShed[0] <= EPSILON * total[target]) {
+                    return;
+                }
+                if (shardMoved[give] || shardBytes[give] == 0 || onlyFitting && shardBytes[give] > toShed[0]) {
+                    continue;
+                }
+                int[] giveSet = candidates.get(shardSlot[give]);
+                int to = emptiestUnderMean(giveSet, target, source, shardBytes[give]);
+                if (to < 0) {
+                    continue;
+                }
+                undo.add(new int[] {give, target, to, moveShard(give, target, to, giveSet, moves)});
+                toShed[0] -= shardBytes[give];
+            }
+        }
+
+        /** {@code shards} (coldest first) by bytes, largest first; equal bytes keep their order. */
+        private int[] largestFirst(int[] shards) {
+            Integer[] boxed = new Integer[shards.length];
+            for (int i = 0; i < shards.length; i++) {
+                boxed[i] = shards[i];
+            }
+            java.util.Arrays.sort(boxed, (a, b) -> Long.compare(shardBytes[b], shardBytes[a])); // stable
+            int[] out = new int[shards.length];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = boxed[i];
+            }
+            return out;
         }
 
         /**

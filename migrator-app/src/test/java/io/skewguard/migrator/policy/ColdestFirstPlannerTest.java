@@ -171,7 +171,7 @@ class ColdestFirstPlannerTest {
         // without relocations: no move, a stays at 0.90
         assertThat(plain.outcome()).isEqualTo(MigrationPlan.Outcome.NO_IMPROVING_MOVE);
         assertThat(plain.moves()).isEmpty();
-        // with them: d's shards go first, coldest first, each to the emptiest node that stays under the mean
+        // with them: d's shards go first (all of one size: coldest first), each to the emptiest node that stays under the mean
         assertThat(plan.moves().subList(0, 4)).extracting(Move::source).containsOnly("d");
         assertThat(plan.moves().subList(0, 4)).extracting(Move::slot).containsExactly(10, 11, 12, 13);
         assertThat(plan.moves().subList(0, 4)).extracting(Move::target).containsExactlyInAnyOrder("b", "c", "e", "f");
@@ -229,6 +229,35 @@ class ColdestFirstPlannerTest {
         MigrationPlan again = planner.plan(ColdestFirstPlannerProperties.after(stuck, batch));
         assertThat(again.moves()).contains(relocated);
         assertThat(again.moves().subList(0, again.moves().indexOf(relocated))).extracting(Move::target).doesNotContain("d");
+    }
+
+    @Test
+    void aNodeThatMakesRoomGivesTheLargestShardsThatFitFirstSoThatItsChainOfSerialCopiesIsShort() {
+        // a's 85 GB shard goes to d (400 GB); d must give about 68 GB of its 100: ten 4 GB shards (coldest) and
+        // one of 60 GB. Coldest first that is all ten and then the 60 GB one, eleven serial copies; the largest
+        // that fit first, the 60 GB one and then as few 4 GB ones as the rest of the room needs
+        SnapshotBuilder b = cluster().node("a", 90 * GB, 100 * GB).node("d", 100 * GB, 400 * GB).node("g", 0, 300 * GB)
+                .slot(1, "a").shard(1, "a", 85 * GB, 900).slot(2, "a").shard(2, "a", 5 * GB, 1)
+                .slot(20, "d").shard(20, "d", 60 * GB, 11);
+        for (int slot = 10; slot < 20; slot++) {
+            b.slot(slot, "d").shard(slot, "d", 4 * GB, slot - 9);
+        }
+        for (String n : List.of("b", "c", "e", "f")) {
+            b.node(n, 40 * GB, 100 * GB);
+        }
+        for (int i = 0; i < 4; i++) {
+            b.slot(30 + i, List.of("b", "c", "e", "f").get(i)).shard(30 + i, List.of("b", "c", "e", "f").get(i), 40 * GB, 1);
+        }
+        ClusterSnapshot stuck = b.build();
+
+        MigrationPlan plan = planner.plan(stuck);
+
+        Move relocated = new Move(1, "a", "d", 85 * GB);
+        assertThat(plan.moves()).contains(relocated);
+        List<Move> room = plan.moves().subList(0, plan.moves().indexOf(relocated)).stream()
+                .filter(m -> m.source().equals("d")).toList();
+        assertThat(room).extracting(Move::slot).containsExactly(20, 10, 11, 12);
+        assertThat(cvAfter(stuck, plan.moves())).isCloseTo(plan.projectedCv(), org.assertj.core.data.Offset.offset(1e-9));
     }
 
     @Test
