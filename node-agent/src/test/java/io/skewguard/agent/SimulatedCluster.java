@@ -57,12 +57,23 @@ final class SimulatedCluster {
         return t.nodes().id(set.node(position));
     }
 
-    /** Writes through {@code t}; a stale table that hits a cleaned-up slot retries with the current one. */
+    /**
+     * Writes through {@code t}; a write refused as stale (the slot moved on from the node it reached,
+     * or from the node that node forwards it to) is retried with the current table, as a writer does,
+     * until a node takes it.
+     */
     void write(SlotTable t, String key, long version, byte[] value) {
-        try {
-            stores.get(route(t, key)).put(key, version, value);
-        } catch (StaleRouteException e) {
-            stores.get(route(table, key)).put(key, version, value);
+        SlotTable by = t;
+        for (int attempt = 0; ; attempt++) {
+            try {
+                stores.get(route(by, key)).put(key, version, value);
+                return;
+            } catch (StaleRouteException e) {
+                if (attempt >= 1000) {
+                    throw e;
+                }
+                by = table;
+            }
         }
     }
 

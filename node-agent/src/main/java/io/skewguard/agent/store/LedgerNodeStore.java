@@ -192,12 +192,7 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
             targetNode = forwardTo.get(slot);
         }
         if (targetNode != null) {
-            LedgerNodeStore target = peer(targetNode);
-            if (target == null) {
-                throw new IllegalStateException("node " + node + " dual-writes slot " + slot + " to node " + targetNode
-                        + ", which is not open in this process; the write was kept here but not forwarded");
-            }
-            target.acceptForwarded(slot, key, entry);
+            forward(slot, targetNode, key, entry);
         }
     }
 
@@ -209,15 +204,43 @@ public abstract sealed class LedgerNodeStore implements NodeStore permits InMemo
         }
     }
 
-    /** A dual-written or copied entry: kept only while this node receives or owns the slot by migration. */
-    private void acceptForwarded(int slot, String key, Versioned entry) {
+    /**
+     * A dual-written entry from the slot's source, taken as a write of this node: kept while this node
+     * receives or owns the slot by migration, and forwarded on if this node itself dual-writes the slot
+     * to a later target. A source forwards after releasing its lock, so the entry can come late: after
+     * this node has given the slot on and cleaned it up. It is then refused with a
+     * {@link StaleRouteException}, which reaches the writer through the source's {@link #put}: the
+     * writer routes again by its newer slot table. Kept here without that, it would be dropped with
+     * this node's copy of the slot, and it would be on no node. Not kept and not refused: the
+     * migration that forwarded here was aborted, and the source keeps the slot and the entry.
+     */
+    void acceptForwarded(int slot, String key, Versioned entry) {
+        String onward;
         synchronized (lockOf(slot)) {
-            Ledger.Changes changes = ledger.changes();
-            if (accepting.contains(slot)) {
-                store(changes, slot, key, entry);
-                changes.commit();
+            if (cleaned.contains(slot)) {
+                throw new StaleRouteException(node, slot);
             }
+            if (!accepting.contains(slot)) {
+                return;
+            }
+            Ledger.Changes changes = ledger.changes();
+            store(changes, slot, key, entry);
+            changes.commit();
+            onward = forwardTo.get(slot);
         }
+        if (onward != null) {
+            forward(slot, onward, key, entry);
+        }
+    }
+
+    /** Outside every lock of this store: {@code entry} to {@code targetNode}, the slot's dual-write target. */
+    private void forward(int slot, String targetNode, String key, Versioned entry) {
+        LedgerNodeStore target = peer(targetNode);
+        if (target == null) {
+            throw new IllegalStateException("node " + node + " dual-writes slot " + slot + " to node " + targetNode
+                    + ", which is not open in this process; the write was kept here but not forwarded");
+        }
+        target.acceptForwarded(slot, key, entry);
     }
 
     /** Under {@code slot}'s lock. */

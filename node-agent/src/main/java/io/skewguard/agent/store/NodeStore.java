@@ -46,6 +46,8 @@ public interface NodeStore {
      * held; if the key's slot is being copied away, the write is also sent to the target.
      *
      * @throws StaleRouteException if the key's slot has been cleaned up here (moved to another node)
+     *     or, for a write this node dual-writes, on the node it forwards it to (the slot has moved on
+     *     since): the writer routes again with its current slot table
      */
     void put(String key, long version, byte[] value);
 

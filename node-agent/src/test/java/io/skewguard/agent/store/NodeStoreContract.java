@@ -295,6 +295,56 @@ abstract class NodeStoreContract {
                 .isInstanceOf(StaleRouteException.class).hasMessageContaining("slot 6");
     }
 
+    /** {@code slot} moved from {@code from} to {@code to} by migration {@code id}: copy, commit, cleanup. */
+    private void migrate(String id, int slot, LedgerNodeStore from, LedgerNodeStore to, boolean cleanup) {
+        to.startCopy(id, slot, from.node(), 0);
+        to.copyProgress(id);
+        to.commitTarget(id, slot);
+        from.commitSource(id, slot, to.node());
+        if (cleanup) {
+            from.cleanup(id, slot);
+        }
+    }
+
+    @Test
+    void aDualWriteThatReachesItsTargetAfterTheTargetGaveTheSlotOnAndCleanedItUpIsRefusedAsStaleNotDropped() {
+        // a source forwards after releasing its lock: a writer's forward can reach the target late, when the
+        // slot has moved on from it; dropped there, the write would be on no node once the source cleans up
+        List<String> keys = keysOf(7, 3);
+        for (String key : keys) {
+            source.put(key, 1, bytes(2));
+        }
+        LedgerNodeStore next = store("next");
+        migrate("m1", 7, source, target, true);
+        migrate("m2", 7, target, next, true);
+
+        assertThatThrownBy(() -> target.acceptForwarded(7, keys.get(0), new Versioned(9, bytes(1))))
+                .isInstanceOf(StaleRouteException.class).hasMessageContaining("slot 7");
+        assertThat(target.holdsSlot(7)).isFalse();
+        assertThat(next.get(keys.get(0)).orElseThrow().version()).isEqualTo(1); // the writer routes again to `next`
+    }
+
+    @Test
+    void aDualWriteReachingANodeThatDualWritesTheSlotOnGoesOnToItsTarget() {
+        // dst received slot 8 from src and now copies it on to next: a late forward from src lands on both
+        List<String> keys = keysOf(8, 3);
+        for (String key : keys) {
+            source.put(key, 1, bytes(2));
+        }
+        LedgerNodeStore next = store("next");
+        migrate("m1", 8, source, target, false);
+        next.startCopy("m2", 8, "dst", 0);
+        next.copyProgress("m2");
+
+        target.acceptForwarded(8, keys.get(1), new Versioned(9, bytes(1)));
+
+        assertThat(target.get(keys.get(1)).orElseThrow().version()).isEqualTo(9);
+        assertThat(next.get(keys.get(1)).orElseThrow().version()).isEqualTo(9);
+        // and a write of the source's own still reaches both, through the same path
+        source.put(keys.get(2), 10, bytes(1));
+        assertThat(next.get(keys.get(2)).orElseThrow().version()).isEqualTo(10);
+    }
+
     @Test
     void aSlotRebuiltFromReplicasOnANodeThatCleanedItUpTakesWritesAgain() {
         List<String> keys = keysOf(6, 3);
