@@ -295,6 +295,15 @@ abstract class NodeStoreContract {
                 .isInstanceOf(StaleRouteException.class).hasMessageContaining("slot 6");
     }
 
+    /** {@code count} keys of {@code slot} written to the source at version 1. */
+    private List<String> onSource(int slot, int count) {
+        List<String> keys = keysOf(slot, count);
+        for (String key : keys) {
+            source.put(key, 1, bytes(2));
+        }
+        return keys;
+    }
+
     /** {@code slot} moved from {@code from} to {@code to} by migration {@code id}: copy, commit, cleanup. */
     private void migrate(String id, int slot, LedgerNodeStore from, LedgerNodeStore to, boolean cleanup) {
         to.startCopy(id, slot, from.node(), 0);
@@ -310,10 +319,7 @@ abstract class NodeStoreContract {
     void aDualWriteThatReachesItsTargetAfterTheTargetGaveTheSlotOnAndCleanedItUpIsRefusedAsStaleNotDropped() {
         // a source forwards after releasing its lock: a writer's forward can reach the target late, when the
         // slot has moved on from it; dropped there, the write would be on no node once the source cleans up
-        List<String> keys = keysOf(7, 3);
-        for (String key : keys) {
-            source.put(key, 1, bytes(2));
-        }
+        List<String> keys = onSource(7, 3);
         LedgerNodeStore next = store("next");
         migrate("m1", 7, source, target, true);
         migrate("m2", 7, target, next, true);
@@ -327,10 +333,7 @@ abstract class NodeStoreContract {
     @Test
     void aDualWriteReachingANodeThatDualWritesTheSlotOnGoesOnToItsTarget() {
         // dst received slot 8 from src and now copies it on to next: a late forward from src lands on both
-        List<String> keys = keysOf(8, 3);
-        for (String key : keys) {
-            source.put(key, 1, bytes(2));
-        }
+        List<String> keys = onSource(8, 3);
         LedgerNodeStore next = store("next");
         migrate("m1", 8, source, target, false);
         next.startCopy("m2", 8, "dst", 0);
