@@ -476,8 +476,8 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
         private boolean makeRoom(int target, int source, long bytes, double limit, List<Move> moves) {
             int mark = moves.size();
             List<int[]> undo = new ArrayList<>();
-            double[] toShed = {used[target] + bytes - Math.max(targetU, bytes / total[target]) * total[target]};
-            give(target, source, largestFirst(shardsByNode[target]), true, toShed, moves, undo);
+            double toShed = used[target] + bytes - Math.max(targetU, bytes / total[target]) * total[target];
+            toShed = give(target, source, largestFirst(shardsByNode[target]), true, toShed, moves, undo);
             give(target, source, shardsByNode[target], false, toShed, moves, undo);
             if (used[target] + bytes <= limit * total[target] + EPSILON * total[target]) {
                 return true;
@@ -494,16 +494,16 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
 
         /**
          * {@link #makeRoom}'s giving: {@code target}'s shards in {@code order}, each to the emptiest node
-         * that may take it, until {@code toShed[0]} bytes are given; with {@code onlyFitting}, only shards
-         * no larger than what is still to give.
+         * that may take it, until {@code toShed} bytes are given; with {@code onlyFitting}, only shards no
+         * larger than what is still to give. Returns what is still to give.
          */
-        private void give(int target, int source, int[] order, boolean onlyFitting, double[] toShed, List<Move> moves,
+        private double give(int target, int source, int[] order, boolean onlyFitting, double toShed, List<Move> moves,
                 List<int[]> undo) {
             for (int give : order) {
-                if (toShed[0] <= EPSILON * total[target]) {
-                    return;
+                if (toShed <= EPSILON * total[target]) {
+                    break;
                 }
-                if (shardMoved[give] || shardBytes[give] == 0 || onlyFitting && shardBytes[give] > toShed[0]) {
+                if (shardMoved[give] || shardBytes[give] == 0 || onlyFitting && shardBytes[give] > toShed) {
                     continue;
                 }
                 int[] giveSet = candidates.get(shardSlot[give]);
@@ -512,22 +512,16 @@ public final class ColdestFirstPlanner implements MigrationPlanner {
                     continue;
                 }
                 undo.add(new int[] {give, target, to, moveShard(give, target, to, giveSet, moves)});
-                toShed[0] -= shardBytes[give];
+                toShed -= shardBytes[give];
             }
+            return toShed;
         }
 
         /** {@code shards} (coldest first) by bytes, largest first; equal bytes keep their order. */
         private int[] largestFirst(int[] shards) {
-            Integer[] boxed = new Integer[shards.length];
-            for (int i = 0; i < shards.length; i++) {
-                boxed[i] = shards[i];
-            }
-            java.util.Arrays.sort(boxed, (a, b) -> Long.compare(shardBytes[b], shardBytes[a])); // stable
-            int[] out = new int[shards.length];
-            for (int i = 0; i < out.length; i++) {
-                out[i] = boxed[i];
-            }
-            return out;
+            Integer[] boxed = Arrays.stream(shards).boxed().toArray(Integer[]::new);
+            Arrays.sort(boxed, (a, b) -> Long.compare(shardBytes[b], shardBytes[a])); // stable
+            return Arrays.stream(boxed).mapToInt(Integer::intValue).toArray();
         }
 
         /**
