@@ -157,7 +157,7 @@ public record MigratorSettings(
                             .validatedBy(Validator.atLeast(1)),
                     Setting.integer(VNODES_PER_UNIT, HashRing.DEFAULT_VNODES_PER_UNIT, "Ring points per unit of node weight.")
                             .validatedBy(Validator.atLeast(1)),
-                    Setting.number(MAINTENANCE_FACTOR, 1.5,
+                    Setting.number(MAINTENANCE_FACTOR, 1.3,
                                     "After a repair reached target-cv, a capacity CV above this × target-cv for maintenance-hold "
                                             + "(in the reports) starts a maintenance repair without waiting for the detector's alert; 0 = off.")
                             .validatedBy(Validator.of("0 (off) or at least 1", v -> (Double) v == 0 || (Double) v >= 1)),
