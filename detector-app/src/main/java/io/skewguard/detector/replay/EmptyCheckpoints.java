@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * the task's offset checkpoint. A task whose stores keep no changelog (fast mode's drivers) has no
  * offset to write, and Kafka's {@link OffsetCheckpoint} then deletes the checkpoint file: a walk of a
  * file that is not there, which fails inside the file system with an exception built and dropped —
- * 7–10 µs a record on this project's machines, a third of what the migrator's driver spends on a
+ * 7–12 µs a record on this project's machines, about half of what the migrator's driver spent on a
  * capacity report. {@link #skipDeletes} gives the driver's task a checkpoint that remembers whether
  * its file is there and deletes it only then; a checkpoint with offsets is written as Kafka writes
  * it. What the topology does and what it produces are unchanged.
