@@ -158,8 +158,8 @@ public record MigratorSettings(
                     Setting.integer(VNODES_PER_UNIT, HashRing.DEFAULT_VNODES_PER_UNIT, "Ring points per unit of node weight.")
                             .validatedBy(Validator.atLeast(1)),
                     Setting.number(MAINTENANCE_FACTOR, 1.3,
-                                    "After a repair reached target-cv, a capacity CV above this × target-cv for maintenance-hold "
-                                            + "(in the reports) starts a maintenance repair without waiting for the detector's alert; 0 = off.")
+                                    "After a repair ended without failing, a capacity CV above this × max(target-cv, the CV it ended at) for "
+                                            + "maintenance-hold (in the reports) starts a maintenance repair without waiting for the detector's alert; 0 = off.")
                             .validatedBy(Validator.of("0 (off) or at least 1", v -> (Double) v == 0 || (Double) v >= 1)),
                     Setting.duration(MAINTENANCE_HOLD, "5m", "How long the CV must stay above the maintenance level.")
                             .validatedBy(Validator.notNegative()),

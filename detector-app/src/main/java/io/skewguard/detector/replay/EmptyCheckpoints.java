@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * it. What the topology does and what it produces are unchanged.
  *
  * <p>The driver keeps its task in fields that are not public; if a later Kafka names them otherwise,
- * the driver keeps its own checkpoint (logged once), slower and otherwise the same.
+ * the driver keeps its own checkpoint (logged), slower and otherwise the same.
  */
 public final class EmptyCheckpoints {
 
