@@ -212,6 +212,7 @@ public record DemoSettings(
         v.put(MigratorSettings.OVERSHOOT, Double.toString(sg.overshoot()));
         v.put(MigratorSettings.MAX_PARALLEL, Integer.toString(sg.maxParallel()));
         v.put(MigratorSettings.MAX_BYTES_PER_SEC, Long.toString(sg.maxBytesPerSec()));
+        v.put(MigratorSettings.MAINTENANCE_FACTOR, Double.toString(sg.maintenanceFactor()));
         v.put(MigratorSettings.COPY_STALL_TIMEOUT, ms(Math.max(60_000, 20 * stepWallMs)));
         v.put(MigratorSettings.PREPARE_TIMEOUT, "20s");
         v.put(MigratorSettings.RETRY_INTERVAL, "5s");

@@ -74,6 +74,7 @@ final class FastModeSettings {
         v.put(MigratorSettings.OVERSHOOT, Double.toString(sg.overshoot()));
         v.put(MigratorSettings.MAX_PARALLEL, Integer.toString(sg.maxParallel()));
         v.put(MigratorSettings.MAX_BYTES_PER_SEC, Long.toString(sg.maxBytesPerSec()));
+        v.put(MigratorSettings.MAINTENANCE_FACTOR, Double.toString(sg.maintenanceFactor()));
         v.put(MigratorSettings.COPY_STALL_TIMEOUT, ms(Math.max(10 * 60_000L, 3 * step)));
         v.put(MigratorSettings.PREPARE_TIMEOUT, ms(stepTimeout));
         v.put(MigratorSettings.RETRY_INTERVAL, ms(stepTimeout));

@@ -66,10 +66,7 @@ public final class SkewGuardLoop implements RepairPolicy {
 
     private static final Logger LOG = LoggerFactory.getLogger(SkewGuardLoop.class);
     private static final String CLUSTER = "sim";
-    /**
-     * The migrator's defaults: its rate limiter's loads, floor and peak half-life, and the maintenance
-     * factor (a repaired cluster drifting above this × its target CV, or the CV it ended at, is repaired again).
-     */
+    /** The migrator's defaults: its rate limiter's loads, floor and peak half-life. */
     private static final io.skewguard.migrator.MigratorSettings MIGRATOR =
             io.skewguard.migrator.MigratorSettings.from(io.skewguard.migrator.MigratorSettings.MODEL.defaults());
 
@@ -122,7 +119,7 @@ public final class SkewGuardLoop implements RepairPolicy {
         ControllerSettings d = ControllerSettings.defaults();
         this.controller = new WeightController(new ControllerSettings(d.minWeight(), d.maxWeight(), d.maxStep(), d.deadband(),
                 d.gain(), settings.repairTarget(), d.minRoundInterval(), d.decay(), Duration.ofMillis(settings.followUpMillis())));
-        // the migrator's defaults, with the scenario's bandwidth; 3 aborts in a row
+        // the migrator's defaults, with the scenario's bandwidth and maintenance factor; 3 aborts in a row
         AdaptiveRateLimiter limiter = new AdaptiveRateLimiter(settings.maxBytesPerSec(), MIGRATOR.lowLoad(), MIGRATOR.highLoad(),
                 MIGRATOR.budgetFloor(), MIGRATOR.peakHalfLife().toMillis());
         long copyStall = Math.max(10 * 60_000L, 3 * stepMillis);
@@ -130,7 +127,7 @@ public final class SkewGuardLoop implements RepairPolicy {
                 Math.max(60_000L, 2 * stepMillis), Math.max(60_000L, 2 * stepMillis)));
         this.coordinator = new RepairCoordinator(
                 new ColdestFirstPlanner(settings.migrationTargetCv(), settings.overshoot()), machine, limiter, settings.maxParallel(), 3,
-                MIGRATOR.maintenanceFactor(), settings.cooldownMillis());
+                settings.maintenanceFactor(), settings.cooldownMillis());
         this.repair = RepairState.fresh(CLUSTER, settings.maxBytesPerSec());
     }
 

@@ -33,7 +33,8 @@ public final class ScenarioParser {
             "ceph.interval", "ceph.overload", "ceph.maxChange", "ceph.maxNodes",
             "skewguard.heatThreshold", "skewguard.capacityThreshold", "skewguard.hysteresis", "skewguard.cooldown",
             "skewguard.repairTarget", "skewguard.migrationTargetCv", "skewguard.overshoot",
-            "skewguard.maxParallel", "skewguard.maxBytesPerSec", "skewguard.nodeExpiry", "skewguard.followUp");
+            "skewguard.maxParallel", "skewguard.maxBytesPerSec", "skewguard.nodeExpiry", "skewguard.followUp",
+            "skewguard.maintenanceFactor");
     private static final Set<String> NODE_FIELDS = Set.of(
             "count", "prefix", "first", "capacity", "capacitySpread", "racks", "rackPrefix", "ringWeight");
     private static final Set<String> EVENT_FIELDS = Set.of(
@@ -183,7 +184,8 @@ public final class ScenarioParser {
                 intValue("skewguard.maxParallel", d.maxParallel()),
                 size("skewguard.maxBytesPerSec", d.maxBytesPerSec()),
                 duration("skewguard.nodeExpiry", d.nodeExpiryMillis()),
-                duration("skewguard.followUp", d.followUpMillis()));
+                duration("skewguard.followUp", d.followUpMillis()),
+                maintenanceFactor(d.maintenanceFactor()));
         if (skewguard.nodeExpiryMillis() < 1) {
             throw error(lineOf("skewguard.nodeExpiry"), "skewguard.nodeExpiry must be positive");
         }
@@ -484,6 +486,16 @@ public final class ScenarioParser {
         double v = doubleValue(key, fallback);
         if (!(v > 0)) {
             throw error(lineOf(key), key + " must be positive, was " + v);
+        }
+        return v;
+    }
+
+    /** The migrator's maintenance factor: 0 (off) or at least 1, as the migrator takes it. */
+    private double maintenanceFactor(double fallback) {
+        String key = "skewguard.maintenanceFactor";
+        double v = doubleValue(key, fallback);
+        if (!(v == 0 || v >= 1)) {
+            throw error(lineOf(key), key + " must be 0 (off) or at least 1, was " + v);
         }
         return v;
     }

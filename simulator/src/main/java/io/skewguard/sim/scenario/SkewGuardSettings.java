@@ -1,5 +1,7 @@
 package io.skewguard.sim.scenario;
 
+import io.skewguard.migrator.MigratorSettings;
+
 /**
  * SkewGuard's parameters in a scenario; defaults from docs/design.md §6–§8.
  *
@@ -19,6 +21,9 @@ package io.skewguard.sim.scenario;
  *     replaces a lost node at once.
  * @param followUpMillis the balancer's {@code follow-up}: after a repair, a heat Gini above the repair
  *     target for this long starts a repair without an alert; 0 = off (the app's default)
+ * @param maintenanceFactor the migrator's {@code maintenance-factor}: after a repair, a capacity CV
+ *     above this × the larger of the planner's target and the CV the repair ended at, for the
+ *     migrator's {@code maintenance-hold}, starts a maintenance repair; 0 = off (the app's default)
  */
 public record SkewGuardSettings(
         double heatThreshold,
@@ -31,9 +36,15 @@ public record SkewGuardSettings(
         int maxParallel,
         long maxBytesPerSec,
         long nodeExpiryMillis,
-        long followUpMillis) {
+        long followUpMillis,
+        double maintenanceFactor) {
+
+    /** The migrator's own default, read from its settings model so that it is written once. */
+    private static final double MIGRATOR_MAINTENANCE_FACTOR =
+            MigratorSettings.from(MigratorSettings.MODEL.defaults()).maintenanceFactor();
 
     public static SkewGuardSettings defaults() {
-        return new SkewGuardSettings(0.40, 0.25, 0.10, 300_000L, 0.20, 0.10, 0.2, 16, 2_000_000_000L, 86_400_000L, 0L);
+        return new SkewGuardSettings(0.40, 0.25, 0.10, 300_000L, 0.20, 0.10, 0.2, 16, 2_000_000_000L, 86_400_000L, 0L,
+                MIGRATOR_MAINTENANCE_FACTOR);
     }
 }

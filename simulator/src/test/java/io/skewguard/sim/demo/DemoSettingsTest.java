@@ -34,6 +34,7 @@ class DemoSettingsTest {
             MigratorSettings migrator = s.migratorSettings("127.0.0.1:1", dir);
             assertThat(migrator.slotCount()).isEqualTo(s.scenario().slots());
             assertThat(migrator.candidates()).isEqualTo(s.scenario().candidates());
+            assertThat(migrator.maintenanceFactor()).isEqualTo(s.scenario().skewguard().maintenanceFactor());
         }
     }
 

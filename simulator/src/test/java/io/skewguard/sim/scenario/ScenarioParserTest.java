@@ -49,6 +49,22 @@ class ScenarioParserTest {
     }
 
     @Test
+    void theMigratorsMaintenanceFactorDefaultsToTheMigratorsOwnAndIsZeroOrAtLeastOne() {
+        double migratorDefault = io.skewguard.migrator.MigratorSettings.from(
+                io.skewguard.migrator.MigratorSettings.MODEL.defaults()).maintenanceFactor();
+        assertThat(ScenarioParser.parse("tiny.properties", MINIMAL).skewguard().maintenanceFactor()).isEqualTo(migratorDefault);
+        assertThat(ScenarioParser.parse("tiny.properties", MINIMAL + "skewguard.maintenanceFactor = 1.1\n").skewguard()
+                .maintenanceFactor()).isEqualTo(1.1);
+        assertThat(ScenarioParser.parse("tiny.properties", MINIMAL + "skewguard.maintenanceFactor = 0\n").skewguard()
+                .maintenanceFactor()).isZero();
+        ScenarioException belowOne = failure(MINIMAL + "skewguard.maintenanceFactor = 0.9\n");
+        assertThat(belowOne.line()).isEqualTo(6);
+        assertThat(belowOne.reason()).contains("skewguard.maintenanceFactor must be 0 (off) or at least 1, was 0.9");
+        assertThat(failure(MINIMAL + "skewguard.maintenanceFactor = often\n").reason())
+                .contains("skewguard.maintenanceFactor must be a number, was 'often'");
+    }
+
+    @Test
     void unknownKeyNamesFileLineAndKey() {
         ScenarioException e = failure(MINIMAL + "# comment\nslotz = 512\n");
         assertThat(e.file()).isEqualTo("bad.properties");
