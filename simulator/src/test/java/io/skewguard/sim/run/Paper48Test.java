@@ -91,6 +91,15 @@ class Paper48Test {
     }
 
     @Test
+    void withSpreadingTheRepairedClusterIsAtOrUnderTheFastModeFiguresOfBeforeSpreading() {
+        // fast mode's figures before spreading existed: final CV 0.051 after 1.123 × the minimum; the
+        // scenario's planner target 0.04 and maintenance factor 1.1 hold the CV under 0.05 between repairs
+        assertThat(skewguard.finalCv()).isLessThanOrEqualTo(0.051);
+        assertThat(skewguard.endCv()).isLessThanOrEqualTo(0.051);
+        assertThat(skewguard.bytesMoved()).isLessThanOrEqualTo(1.123 * skewguard.minimumBytes());
+    }
+
+    @Test
     void bytesMovedStayWithinOnePointTwoTimesTheMinimum() {
         for (PolicySummary p : new PolicySummary[] {skewguard, withoutSpreading}) {
             assertThat(p.minimumBytes()).isPositive();
