@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
@@ -44,13 +45,21 @@ import picocli.CommandLine.Option;
  *
  * <p><b>Phases.</b> Quiet and migrating phases of equal length alternate ({@code --rounds} of each);
  * the writer runs through all of them without a break and each write counts in the phase it was due
- * in. In a migrating phase a driver thread runs batches back to back, as the migrator does: up to
+ * in. Before them a warm-up pair, a quiet phase and a migrating one, counts nowhere (its p99s are
+ * printed): both code paths are compiled and the stores' caches warm before either side is measured,
+ * as JMH warms a benchmark before it measures. {@code --no-warmup-migrating} warms the quiet path
+ * only. In a migrating phase a driver thread runs batches back to back, as the migrator does: up to
  * {@code max-parallel} migrations on disjoint node pairs; each target copies its slot
  * ({@code startCopy}, then {@code copyProgress} driven every 20 ms) within the batch's share of the
  * budget of the migrator's {@link AdaptiveRateLimiter} (its defaults, fed the writer's measured byte
  * rate every second); when every copy is done, the switch: PREPARE on every source, then COMMIT on
  * every target and source, the slots' owners flip (the writers' slot table), then CLEANUP on the
  * sources.
+ *
+ * <p><b>Which slots move.</b> The migrator's planner gives a source's coldest shards first (docs/migrator.md
+ * §2), so the driver moves slots of the colder {@code --cold-share} of them (by the writer's Zipf
+ * shares), coldest first, round after round; {@code --cold-share 1} moves every slot in turn, the
+ * hottest included, as a planner that ignored heat would.
  *
  * <p><b>Latency pacing.</b> As {@code skewguard agent} does by default, one {@link LatencyGovernor} times
  * every store's writes and paces the copies by their p99 ({@link CopyPacer}); {@code --no-latency-pacing}
@@ -86,6 +95,16 @@ public final class StoreUnderMigration implements Callable<Integer> {
     @Option(names = "--rounds", defaultValue = "3", description = "quiet + migrating phase pairs (default: ${DEFAULT-VALUE})")
     int rounds;
 
+    @Option(names = "--warmup-migrating", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = {"the warm-up, which counts nowhere, is a quiet phase and a migrating one (default: ${DEFAULT-VALUE}); "
+                    + "--no-warmup-migrating: a quiet phase only, so the first migrating round runs the copy path cold"})
+    boolean warmupMigrating;
+
+    @Option(names = "--cold-share", defaultValue = "0.5",
+            description = {"the slots moved: the colder this share of them, coldest first, as the planner gives cold shards "
+                    + "first (default: ${DEFAULT-VALUE}); 1 = every slot in turn, the hottest included"})
+    double coldShare;
+
     @Option(names = "--heat-skew", defaultValue = "0.8", description = "Zipf exponent of the keys' slots (default: ${DEFAULT-VALUE})")
     double heatSkew;
 
@@ -116,6 +135,9 @@ public final class StoreUnderMigration implements Callable<Integer> {
                 || (maxBytesPerSec != null && maxBytesPerSec < 1)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "need --nodes ≥ 2, --keys, --writes-per-second, "
                     + "--phase-seconds, --rounds and --max-bytes-per-sec ≥ 1, --value-bytes ≥ 0");
+        }
+        if (!(coldShare > 0 && coldShare <= 1)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--cold-share must be in (0, 1], was " + coldShare);
         }
         SlotTable.requireSlotCount(slots);
         Map<String, String> migrator = new HashMap<>(Map.of("bootstrap.servers", "127.0.0.1:9092"));
@@ -153,15 +175,38 @@ public final class StoreUnderMigration implements Callable<Integer> {
         List<Histogram> quietRounds = new ArrayList<>();
         List<Histogram> migratingRounds = new ArrayList<>();
         Writer writer = new Writer(cluster, drawKeys(), writesPerSecond, valueBytes, quiet, migrating, movedSlots);
-        Driver driver = new Driver(cluster, settings.rateLimiter(), settings.maxParallel(), writer, switches);
+        ZipfKeys heat = new ZipfKeys(slots, keys, heatSkew, 7);
+        int[] order = movedInOrder(heat);
+        double movedShare = 0;
+        for (int slot : order) {
+            movedShare += heat.share(slot);
+        }
+        System.out.printf("moving the colder %d of %d slots, coldest first: %.1f %% of the writes%n", order.length, slots, 100 * movedShare);
+        Driver driver = new Driver(cluster, settings.rateLimiter(), settings.maxParallel(), writer, switches, order);
         Thread writerThread = new Thread(writer, "bench-writer");
         Thread driverThread = new Thread(driver, "bench-migrations");
         writerThread.start();
         driverThread.start();
+        Histogram warmQuiet = new Histogram(HIGHEST_MICROS, 3);
+        Histogram warmMigrating = new Histogram(HIGHEST_MICROS, 3);
         try {
-            // a first quiet phase warms the JIT and RocksDB's caches; it counts nowhere
-            writer.phase(null, null);
+            // the warm-up warms the JIT and RocksDB's caches on both paths; it counts nowhere
+            writer.phase(warmQuiet, null);
+            System.out.println("warm-up: quiet");
             Thread.sleep(TimeUnit.SECONDS.toMillis(phaseSeconds));
+            if (warmupMigrating) {
+                Histogram warmSwitches = new Histogram(HIGHEST_MICROS, 3);
+                driver.recordSwitchesIn(warmSwitches);
+                writer.phase(warmMigrating, null);
+                driver.migrate(true);
+                System.out.println("warm-up: migrating");
+                Thread.sleep(TimeUnit.SECONDS.toMillis(phaseSeconds));
+                writer.phase(null, null);
+                driver.migrate(false);
+                driver.awaitIdle();
+                driver.recordSwitchesIn(switches);
+                driver.forgetCounts();
+            }
             for (int round = 1; round <= rounds; round++) {
                 Histogram quietRound = new Histogram(HIGHEST_MICROS, 3);
                 Histogram migratingRound = new Histogram(HIGHEST_MICROS, 3);
@@ -191,8 +236,20 @@ public final class StoreUnderMigration implements Callable<Integer> {
         if (driver.failure != null) {
             throw new IllegalStateException("the migration driver failed", driver.failure);
         }
-        return new Result(quiet, migrating, movedSlots, quietRounds, migratingRounds, switches, driver.moved, driver.bytesCopied, driver.lastBudget, writer.behind,
+        return new Result(quiet, migrating, movedSlots, quietRounds, migratingRounds, warmQuiet,
+                warmupMigrating ? warmMigrating : null, switches, driver.moved, driver.bytesCopied, driver.lastBudget, writer.behind,
                 governor == null ? null : governor.intervals(), governor == null ? null : governor.state());
+    }
+
+    /**
+     * The slots the driver moves, in its order: the colder {@code --cold-share} of them by the
+     * writer's Zipf shares, coldest first (ties by slot), at least as many as a batch can take.
+     */
+    private int[] movedInOrder(ZipfKeys heat) {
+        int count = Math.min(slots, Math.max(2 * nodes, (int) Math.round(coldShare * slots)));
+        return IntStream.range(0, slots).boxed()
+                .sorted(Comparator.comparingDouble((Integer slot) -> heat.share(slot)).thenComparingInt(slot -> slot))
+                .limit(count).mapToInt(Integer::intValue).toArray();
     }
 
     /**
@@ -211,7 +268,7 @@ public final class StoreUnderMigration implements Callable<Integer> {
 
     /** The figures of one run. */
     private record Result(Histogram quiet, Histogram migrating, Histogram movedSlots, List<Histogram> quietRounds,
-                          List<Histogram> migratingRounds, Histogram switches, int moved, long bytesCopied,
+                          List<Histogram> migratingRounds, Histogram warmQuiet, Histogram warmMigrating, Histogram switches, int moved, long bytesCopied,
                           long budget, long behind, LatencyGovernor.Intervals paceIntervals, CopyPacer.Pace pace) {
         String markdown(int rate, int phaseSeconds, int rounds) {
             StringBuilder out = new StringBuilder();
@@ -233,6 +290,11 @@ public final class StoreUnderMigration implements Callable<Integer> {
             out.append(row("migrating: writes of a slot being moved (dual-written)", movedSlots));
             out.append(row("migrating: writes of every other slot", others));
             out.append(String.format("%np99 per round (µs): quiet %s; migrating %s%n", p99s(quietRounds), p99s(migratingRounds)));
+            out.append(warmMigrating == null
+                    ? String.format("warm-up (not counted): quiet p99 %d µs; no migrating phase (--no-warmup-migrating)%n",
+                            warmQuiet.getValueAtPercentile(99))
+                    : String.format("warm-up (not counted): quiet p99 %d µs, migrating p99 %d µs%n",
+                            warmQuiet.getValueAtPercentile(99), warmMigrating.getValueAtPercentile(99)));
             double ratio = (double) migrating.getValueAtPercentile(99) / quiet.getValueAtPercentile(99);
             out.append(String.format("%nwrite latency p99, migrating ÷ quiet: %.3f (%+.1f %%; paper: at most +5 %%)%n",
                     ratio, (ratio - 1) * 100));
@@ -407,13 +469,14 @@ public final class StoreUnderMigration implements Callable<Integer> {
         private final AdaptiveRateLimiter limiter;
         private final int maxParallel;
         private final Writer writer;
-        private final Histogram switches;
+        private volatile Histogram switches;
         private volatile boolean migrating;
         private volatile boolean running = true;
         private volatile boolean inBatch;
         private AdaptiveRateLimiter.WriteLoad load = AdaptiveRateLimiter.WriteLoad.NONE;
         private long lastBytes;
         private long lastObserved = System.nanoTime();
+        private final int[] order;
         private int nextSlot;
         private int batchNumber;
         volatile int moved;
@@ -421,7 +484,8 @@ public final class StoreUnderMigration implements Callable<Integer> {
         volatile long lastBudget;
         volatile Throwable failure;
 
-        Driver(Cluster cluster, AdaptiveRateLimiter limiter, int maxParallel, Writer writer, Histogram switches) {
+        Driver(Cluster cluster, AdaptiveRateLimiter limiter, int maxParallel, Writer writer, Histogram switches, int[] order) {
+            this.order = order;
             this.cluster = cluster;
             this.limiter = limiter;
             this.maxParallel = maxParallel;
@@ -431,6 +495,17 @@ public final class StoreUnderMigration implements Callable<Integer> {
 
         void migrate(boolean on) {
             migrating = on;
+        }
+
+        /** Switch times go to {@code h} from the next batch on (the warm-up's to a histogram of their own). */
+        void recordSwitchesIn(Histogram h) {
+            switches = h;
+        }
+
+        /** Forgets the slots moved and bytes copied so far; only while no batch runs. */
+        void forgetCounts() {
+            moved = 0;
+            bytesCopied = 0;
         }
 
         /** Waits until no batch runs (migrating is off and the batch under way has finished). */
@@ -487,9 +562,9 @@ public final class StoreUnderMigration implements Callable<Integer> {
         private void batch() throws InterruptedException {
             List<Move> moves = new ArrayList<>();
             boolean[] busy = new boolean[cluster.stores.size()];
-            for (int tries = 0; tries < cluster.slots && moves.size() < maxParallel; tries++) {
-                int slot = nextSlot;
-                nextSlot = (nextSlot + 1) % cluster.slots;
+            for (int tries = 0; tries < order.length && moves.size() < maxParallel; tries++) {
+                int slot = order[nextSlot];
+                nextSlot = (nextSlot + 1) % order.length;
                 int from = cluster.owner.get(slot);
                 int to = (from + 1 + Math.floorMod(slot * 31 + batchNumber, cluster.stores.size() - 1)) % cluster.stores.size();
                 if (busy[from] || busy[to]) {

@@ -29,7 +29,32 @@ class StoreUnderMigrationTest {
                 .contains("| quiet (baseline) |").contains("| migrating |")
                 .contains("write latency p99, migrating ÷ quiet:")
                 .contains("switch time, first PREPARE → last COMMIT of a batch (ms): p50")
-                .contains("1-minute load average");
+                .contains("1-minute load average")
+                .contains("moving the colder 16 of 32 slots, coldest first:")
+                .contains("warm-up: quiet").contains("warm-up: migrating")
+                .containsPattern("warm-up \\(not counted\\): quiet p99 [0-9]+ µs, migrating p99 [0-9]+ µs");
+        assertThat(printed.indexOf("warm-up: migrating")).isLessThan(printed.indexOf("round 1: quiet"));
+    }
+
+    @Test
+    void withoutTheMigratingWarmUpOnlyAQuietPhaseRunsBeforeTheRounds() {
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        PrintStream out = System.out;
+        int exit;
+        try {
+            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            exit = new CommandLine(new StoreUnderMigration()).execute("--nodes", "4", "--slots", "32", "--keys", "2000",
+                    "--writes-per-second", "200", "--phase-seconds", "1", "--rounds", "1", "--no-warmup-migrating", "--cold-share", "1");
+        } finally {
+            System.setOut(out);
+        }
+        String printed = captured.toString(StandardCharsets.UTF_8);
+
+        assertThat(exit).as(printed).isZero();
+        assertThat(printed).contains("warm-up: quiet").doesNotContain("warm-up: migrating")
+                .contains("no migrating phase (--no-warmup-migrating)")
+                .contains("moving the colder 32 of 32 slots, coldest first: 100.0 % of the writes")
+                .containsPattern("[1-9][0-9]* slots moved in [1-9][0-9]* batches");
     }
 
     @Test
@@ -42,5 +67,15 @@ class StoreUnderMigrationTest {
 
         assertThat(exit).isNotZero();
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--nodes");
+    }
+
+    @Test
+    void aColdShareOutsideZeroToOneIsRefused() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        CommandLine cli = new CommandLine(new StoreUnderMigration());
+        cli.setErr(new java.io.PrintWriter(err, true, StandardCharsets.UTF_8));
+
+        assertThat(cli.execute("--cold-share", "0")).isNotZero();
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--cold-share must be in (0, 1], was 0.0");
     }
 }
