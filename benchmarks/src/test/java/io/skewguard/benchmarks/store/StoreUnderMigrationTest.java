@@ -5,26 +5,36 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 class StoreUnderMigrationTest {
 
-    @Test
-    void aShortRunMovesSlotsBetweenRealStoresAndPrintsBothLatenciesTheRatioAndTheSwitchTime() {
+    /** A short run on 4 stores with {@code extra} options: what it printed, having asserted that it exited 0. */
+    private static String shortRun(String... extra) {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         PrintStream out = System.out;
         int exit;
         try {
             System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            exit = new CommandLine(new StoreUnderMigration()).execute("--nodes", "4", "--slots", "32", "--keys", "2000",
-                    "--writes-per-second", "200", "--phase-seconds", "1", "--rounds", "1");
+            String[] args = Stream.concat(Stream.of("--nodes", "4", "--slots", "32", "--keys",
+                    "2000", "--writes-per-second", "200", "--phase-seconds", "1", "--rounds", "1"), Arrays.stream(extra))
+                    .toArray(String[]::new);
+            exit = new CommandLine(new StoreUnderMigration()).execute(args);
         } finally {
             System.setOut(out);
         }
         String printed = captured.toString(StandardCharsets.UTF_8);
-
         assertThat(exit).as(printed).isZero();
+        return printed;
+    }
+
+    @Test
+    void aShortRunMovesSlotsBetweenRealStoresAndPrintsBothLatenciesTheRatioAndTheSwitchTime() {
+        String printed = shortRun();
+
         assertThat(printed).containsPattern("[1-9][0-9]* slots moved in [1-9][0-9]* batches")
                 .contains("| quiet (baseline) |").contains("| migrating |")
                 .contains("write latency p99, migrating ÷ quiet:")
@@ -38,19 +48,8 @@ class StoreUnderMigrationTest {
 
     @Test
     void withoutTheMigratingWarmUpOnlyAQuietPhaseRunsBeforeTheRounds() {
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        PrintStream out = System.out;
-        int exit;
-        try {
-            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            exit = new CommandLine(new StoreUnderMigration()).execute("--nodes", "4", "--slots", "32", "--keys", "2000",
-                    "--writes-per-second", "200", "--phase-seconds", "1", "--rounds", "1", "--no-warmup-migrating", "--cold-share", "1");
-        } finally {
-            System.setOut(out);
-        }
-        String printed = captured.toString(StandardCharsets.UTF_8);
+        String printed = shortRun("--no-warmup-migrating", "--cold-share", "1");
 
-        assertThat(exit).as(printed).isZero();
         assertThat(printed).contains("warm-up: quiet").doesNotContain("warm-up: migrating")
                 .contains("no migrating phase (--no-warmup-migrating)")
                 .contains("moving the colder 32 of 32 slots, coldest first: 100.0 % of the writes")
