@@ -174,8 +174,8 @@ public final class StoreUnderMigration implements Callable<Integer> {
         Histogram movedSlots = new Histogram(HIGHEST_MICROS, 3);
         List<Histogram> quietRounds = new ArrayList<>();
         List<Histogram> migratingRounds = new ArrayList<>();
-        Writer writer = new Writer(cluster, drawKeys(), writesPerSecond, valueBytes, quiet, migrating, movedSlots);
         ZipfKeys heat = new ZipfKeys(slots, keys, heatSkew, 7);
+        Writer writer = new Writer(cluster, drawKeys(heat), writesPerSecond, valueBytes, quiet, migrating, movedSlots);
         int[] order = movedInOrder(heat);
         double movedShare = 0;
         for (int slot : order) {
@@ -256,8 +256,7 @@ public final class StoreUnderMigration implements Callable<Integer> {
      * The writer's keys, drawn before the run: drawing names a key with {@code String.format} the
      * first time, which would otherwise sit in the write path being measured.
      */
-    private String[] drawKeys() {
-        ZipfKeys zipf = new ZipfKeys(slots, keys, heatSkew, 7);
+    private String[] drawKeys(ZipfKeys zipf) {
         // ten seconds of writes, cycled: enough for the Zipf shape, and drawing (naming) keys is slow
         String[] drawn = new String[Integer.highestOneBit(Math.max(1024, Math.min(1 << 18, writesPerSecond * 10)))];
         for (int i = 0; i < drawn.length; i++) {

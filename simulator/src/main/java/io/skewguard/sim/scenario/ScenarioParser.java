@@ -1,6 +1,8 @@
 package io.skewguard.sim.scenario;
 
+import io.skewguard.migrator.MigratorSettings;
 import io.skewguard.runtime.settings.Durations;
+import io.skewguard.runtime.settings.Validator;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -490,12 +492,13 @@ public final class ScenarioParser {
         return v;
     }
 
-    /** The migrator's maintenance factor: 0 (off) or at least 1, as the migrator takes it. */
+    /** The migrator's maintenance factor, held to the migrator's own rule for its {@code maintenance-factor}. */
     private double maintenanceFactor(double fallback) {
         String key = "skewguard.maintenanceFactor";
         double v = doubleValue(key, fallback);
-        if (!(v == 0 || v >= 1)) {
-            throw error(lineOf(key), key + " must be 0 (off) or at least 1, was " + v);
+        Validator rule = MigratorSettings.MODEL.setting(MigratorSettings.MAINTENANCE_FACTOR).validator();
+        if (!rule.test().test(v)) {
+            throw error(lineOf(key), key + " must be " + rule.allowed() + ", was " + v);
         }
         return v;
     }
