@@ -65,6 +65,10 @@ import picocli.CommandLine.Option;
  * every store's writes and paces the copies by their p99 ({@link CopyPacer}); {@code --no-latency-pacing}
  * runs the copies at the limiter's rate alone, for the figure without it.
  *
+ * <p><b>Control.</b> {@code --control} runs the same phases with nothing moved in the migrating ones: its
+ * ratio is quiet ÷ quiet, how far two quiet phases of the machine differ by themselves, to read the
+ * figure of a real run against.
+ *
  * <p><b>Switch time</b>: from the first PREPARE of a batch to the return of its last COMMIT, on the
  * stores themselves. The command and answer topics' round trips between the migrator and the agents
  * are not in it (no broker here).
@@ -104,6 +108,11 @@ public final class StoreUnderMigration implements Callable<Integer> {
             description = {"the slots moved: the colder this share of them, coldest first, as the planner gives cold shards "
                     + "first (default: ${DEFAULT-VALUE}); 1 = every slot in turn, the hottest included"})
     double coldShare;
+
+    @Option(names = "--control", defaultValue = "false",
+            description = {"a control run: the \"migrating\" phases move nothing, so the ratio shows how far two quiet "
+                    + "phases of this machine differ by themselves (the measurement's own spread)"})
+    boolean control;
 
     @Option(names = "--heat-skew", defaultValue = "0.8", description = "Zipf exponent of the keys' slots (default: ${DEFAULT-VALUE})")
     double heatSkew;
@@ -158,6 +167,9 @@ public final class StoreUnderMigration implements Callable<Integer> {
             cluster.stores.forEach(store -> store.governedBy(governor));
             Result result = run(cluster, settings, governor);
             System.out.println();
+            if (control) {
+                System.out.println("CONTROL RUN: nothing moved in the phases called migrating; the ratio below is quiet ÷ quiet");
+            }
             System.out.print(result.markdown(writesPerSecond, phaseSeconds, rounds));
             System.out.println();
             System.out.println(load.untilNow());
@@ -181,7 +193,11 @@ public final class StoreUnderMigration implements Callable<Integer> {
         for (int slot : order) {
             movedShare += heat.share(slot);
         }
-        System.out.printf("moving the colder %d of %d slots, coldest first: %.1f %% of the writes%n", order.length, slots, 100 * movedShare);
+        if (control) {
+            System.out.println("control run (--control): the \"migrating\" phases move nothing");
+        } else {
+            System.out.printf("moving the colder %d of %d slots, coldest first: %.1f %% of the writes%n", order.length, slots, 100 * movedShare);
+        }
         Driver driver = new Driver(cluster, settings.rateLimiter(), settings.maxParallel(), writer, switches, order);
         Thread writerThread = new Thread(writer, "bench-writer");
         Thread driverThread = new Thread(driver, "bench-migrations");
@@ -198,8 +214,8 @@ public final class StoreUnderMigration implements Callable<Integer> {
                 Histogram warmSwitches = new Histogram(HIGHEST_MICROS, 3);
                 driver.recordSwitchesIn(warmSwitches);
                 writer.phase(warmMigrating, null);
-                driver.migrate(true);
-                System.out.println("warm-up: migrating");
+                driver.migrate(!control);
+                System.out.println(control ? "warm-up: migrating (control: nothing moves)" : "warm-up: migrating");
                 Thread.sleep(TimeUnit.SECONDS.toMillis(phaseSeconds));
                 writer.phase(null, null);
                 driver.migrate(false);
@@ -216,8 +232,8 @@ public final class StoreUnderMigration implements Callable<Integer> {
                 System.out.printf("round %d: quiet%n", round);
                 Thread.sleep(TimeUnit.SECONDS.toMillis(phaseSeconds));
                 writer.phase(migrating, migratingRound);
-                driver.migrate(true);
-                System.out.printf("round %d: migrating%n", round);
+                driver.migrate(!control);
+                System.out.printf(control ? "round %d: migrating (control: nothing moves)%n" : "round %d: migrating%n", round);
                 Thread.sleep(TimeUnit.SECONDS.toMillis(phaseSeconds));
                 // the batch under way finishes uncounted, so that no migration reaches into a quiet phase
                 writer.phase(null, null);

@@ -57,6 +57,17 @@ class StoreUnderMigrationTest {
     }
 
     @Test
+    void aControlRunMovesNothingAndSaysItsRatioIsQuietOverQuiet() {
+        String printed = shortRun("--control");
+
+        assertThat(printed).contains("control run (--control)")
+                .contains("round 1: migrating (control: nothing moves)")
+                .contains("CONTROL RUN: nothing moved")
+                .contains("0 slots moved in 0 batches, 0 bytes copied")
+                .doesNotContain("moving the colder");
+    }
+
+    @Test
     void badOptionsAreRefusedWithTheirNames() {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         CommandLine cli = new CommandLine(new StoreUnderMigration());
