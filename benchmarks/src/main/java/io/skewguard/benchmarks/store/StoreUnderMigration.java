@@ -156,6 +156,10 @@ public final class StoreUnderMigration implements Callable<Integer> {
         MigratorSettings settings = MigratorSettings.of(migrator);
         MachineLoad load = MachineLoad.now();
         Path dir = Files.createTempDirectory("skewguard-store-bench");
+        // an interrupted run (Ctrl-C, SIGTERM) removes its stores too: they are 100 MB and more
+        Thread removeOnExit = new Thread(() -> deleteQuietly(dir), "bench-store-cleanup");
+        Runtime.getRuntime().addShutdownHook(removeOnExit);
+        System.out.printf("stores in %s (removed at the end, or when the run is interrupted)%n", dir);
         try (Cluster cluster = Cluster.open(dir, nodes, slots)) {
             System.out.printf("filling %d stores with %,d keys of %d B%n", nodes, keys, valueBytes);
             cluster.fill(keys, valueBytes);
@@ -175,6 +179,11 @@ public final class StoreUnderMigration implements Callable<Integer> {
             System.out.println(load.untilNow());
         } finally {
             deleteTree(dir);
+            try {
+                Runtime.getRuntime().removeShutdownHook(removeOnExit);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs anyway and finds nothing left
+            }
         }
         return 0;
     }
@@ -640,6 +649,20 @@ public final class StoreUnderMigration implements Callable<Integer> {
                 cluster.moving.set(m.slot(), 0);
             }
             moved += moves.size();
+        }
+    }
+
+    /**
+     * At exit: the stores may still be open and written to, so a file can appear while the tree is
+     * deleted; a few passes, and what is left is left (the JVM is going).
+     */
+    private static void deleteQuietly(Path dir) {
+        for (int pass = 0; pass < 5 && Files.exists(dir); pass++) {
+            try {
+                deleteTree(dir);
+            } catch (UncheckedIOException stillChanging) {
+                // next pass
+            }
         }
     }
 

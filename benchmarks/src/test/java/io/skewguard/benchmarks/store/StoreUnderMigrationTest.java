@@ -2,12 +2,21 @@ package io.skewguard.benchmarks.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 class StoreUnderMigrationTest {
@@ -65,6 +74,36 @@ class StoreUnderMigrationTest {
                 .contains("CONTROL RUN: nothing moved")
                 .contains("0 slots moved in 0 batches, 0 bytes copied")
                 .doesNotContain("moving the colder");
+    }
+
+    @Test
+    void anInterruptedRunRemovesItsStores(@TempDir Path tmp) throws Exception {
+        Process run = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Djava.io.tmpdir=" + tmp, "-cp", System.getProperty("java.class.path"), StoreBenchChild.class.getName(),
+                "--nodes", "4", "--slots", "32", "--keys", "2000", "--writes-per-second", "200",
+                "--phase-seconds", "600", "--rounds", "1")
+                .redirectErrorStream(true).start();
+        List<String> printed = new ArrayList<>();
+        try {
+            BufferedReader out = new BufferedReader(new InputStreamReader(run.getInputStream(), StandardCharsets.UTF_8));
+            for (String line; (line = out.readLine()) != null && !line.equals("warm-up: quiet"); ) {
+                printed.add(line);
+            }
+            assertThat(storesIn(tmp)).as("the stores while it runs; it printed %s", printed).hasSize(1);
+
+            run.destroy(); // SIGTERM, as Ctrl-C or a service stop would send
+
+            assertThat(run.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(storesIn(tmp)).as("what the interrupted run left; it printed %s", printed).isEmpty();
+        } finally {
+            run.destroyForcibly();
+        }
+    }
+
+    private static List<Path> storesIn(Path tmp) throws IOException {
+        try (Stream<Path> in = Files.list(tmp)) {
+            return in.filter(p -> p.getFileName().toString().startsWith("skewguard-store-bench")).toList();
+        }
     }
 
     @Test
