@@ -106,25 +106,22 @@ class StoreUnderMigrationTest {
         }
     }
 
-    @Test
-    void badOptionsAreRefusedWithTheirNames() {
+    /** What the command printed to standard error when it refused {@code args}, having asserted that it did. */
+    private static String refusal(String... args) {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         CommandLine cli = new CommandLine(new StoreUnderMigration());
         cli.setErr(new java.io.PrintWriter(err, true, StandardCharsets.UTF_8));
+        assertThat(cli.execute(args)).isNotZero();
+        return err.toString(StandardCharsets.UTF_8);
+    }
 
-        int exit = cli.execute("--nodes", "1");
-
-        assertThat(exit).isNotZero();
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--nodes");
+    @Test
+    void badOptionsAreRefusedWithTheirNames() {
+        assertThat(refusal("--nodes", "1")).contains("--nodes");
     }
 
     @Test
     void aColdShareOutsideZeroToOneIsRefused() {
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        CommandLine cli = new CommandLine(new StoreUnderMigration());
-        cli.setErr(new java.io.PrintWriter(err, true, StandardCharsets.UTF_8));
-
-        assertThat(cli.execute("--cold-share", "0")).isNotZero();
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--cold-share must be in (0, 1], was 0.0");
+        assertThat(refusal("--cold-share", "0")).contains("--cold-share must be in (0, 1], was 0.0");
     }
 }
