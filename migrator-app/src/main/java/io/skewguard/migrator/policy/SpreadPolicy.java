@@ -61,7 +61,7 @@ public final class SpreadPolicy {
      * @param slots             every slot with heat, and every spread slot
      * @param extensionCapacity for a slot, the capacities of the nodes that would spread it, in the
      *                          order they would be taken (at most {@code maxExtra}); asked only for
-     *                          slots that spread or widen now
+     *                          slots hot for the hold and spread over fewer than {@code maxExtra} nodes
      */
     public Decision decide(SpreadState state, long reportTime, long totalHeat, double totalCapacity, List<SlotLoad> slots,
             IntFunction<double[]> extensionCapacity) {
@@ -88,7 +88,8 @@ public final class SpreadPolicy {
             boolean cool = s.spreadCount() > 0 && rhoOwn < rule.narrowAt();
             long hotSince = hot ? (was.hotSince() != RepairState.NEVER ? was.hotSince() : reportTime) : RepairState.NEVER;
             long coolSince = cool ? (was.coolSince() != RepairState.NEVER ? was.coolSince() : reportTime) : RepairState.NEVER;
-            if (hot && reportTime - hotSince >= rule.spreadHoldMs()) {
+            // a slot spread over the most nodes it may have cannot widen: its extension is not asked for
+            if (hot && reportTime - hotSince >= rule.spreadHoldMs() && s.spreadCount() < rule.maxExtra()) {
                 double[] extension = extensionCapacity.apply(s.slot());
                 int extras = extrasFor(share, s.ownCapacity(), totalCapacity, extension);
                 if (extras > s.spreadCount()) {
