@@ -522,7 +522,7 @@ public final class Cluster {
             lose(loss.node());
         } else if (event instanceof ScenarioEvent.HotSpot hot) {
             int s = hot.slot().hottest() ? hottestSlot() : hot.slot().slot();
-            hotShards.add(HotShard.start(this, s, hot.factor()));
+            hotShards.add(HotShard.start(this, s, hot.factor(), hot.keys()));
         }
     }
 

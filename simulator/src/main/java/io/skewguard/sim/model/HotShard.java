@@ -6,16 +6,13 @@ import io.skewguard.core.ring.HashRing;
 /**
  * A hot spot: one shard's write rate × k from its start on (docs/design.md §10). The shard is (slot s, the
  * writer of s taking most of its writes then: a candidate, or a spread node of a spread slot); the
- * extra writes, {@code (k − 1)} times that shard's write share of the cluster, come from {@value #KEYS}
- * hot keys of slot s that the writers' pick places on that node at the start. Every step each hot
+ * extra writes, {@code (k − 1)} times that shard's write share of the cluster, come from the event's
+ * hot keys of slot s (32 unless the scenario says) that the writers' pick places on that node at the start. Every step each hot
  * key's share goes to whichever writer the routing view picks for it under the current
  * {@code w × freeRatio} — so lowering the hot node's weight, or widening the slot's spread, moves
  * exactly the hot keys whose rendezvous winner changes, as it would in a real cluster.
  */
 public final class HotShard {
-
-    /** How many distinct hot keys carry the extra writes. */
-    public static final int KEYS = 32;
 
     private final int slot;
     private final int node;
@@ -31,7 +28,7 @@ public final class HotShard {
         this.shardBytesAtStart = shardBytesAtStart;
     }
 
-    static HotShard start(Cluster cluster, int slot, double factor) {
+    static HotShard start(Cluster cluster, int slot, double factor, int keyCount) {
         cluster.refreshEffectiveWeights();
         double[] effective = cluster.effectiveWeights();
         CandidateSet set = cluster.writers(slot);
@@ -45,10 +42,10 @@ public final class HotShard {
             }
         }
         double fraction = sum > 0 ? effective[hot] / sum : 1.0 / set.size();
-        long[] keys = new long[KEYS];
+        long[] keys = new long[keyCount];
         int found = 0;
         long seed = cluster.scenario().seed();
-        for (long i = 0; found < KEYS; i++) {
+        for (long i = 0; found < keyCount; i++) {
             long hash = HashRing.hashKey("hot-" + seed + "-" + slot + "-" + i);
             // when every candidate is full no key lands anywhere: any key of the slot will do
             if (cluster.slotTable().slotOfHash(hash) == slot && (sum <= 0 || cluster.pickWriter(hash) == hot)) {
@@ -61,7 +58,7 @@ public final class HotShard {
 
     /** Writes this step's extra bytes of the hot keys ({@code stepBytes} is the cluster's step writes). */
     double write(Cluster cluster, double stepBytes) {
-        double perKey = stepBytes * extraShare / KEYS;
+        double perKey = stepBytes * extraShare / keys.length;
         double written = 0;
         for (long hash : keys) {
             int target;

@@ -32,8 +32,29 @@ public sealed interface ScenarioEvent {
         }
     }
 
-    /** One slot's write rate is multiplied by {@code factor} from {@code atMillis} on. */
-    record HotSpot(String name, long atMillis, HotSlot slot, double factor) implements ScenarioEvent {}
+    /**
+     * One shard's write rate is multiplied by {@code factor} from {@code atMillis} on; its extra writes
+     * come from {@code keys} distinct keys of the slot.
+     */
+    record HotSpot(String name, long atMillis, HotSlot slot, double factor, int keys) implements ScenarioEvent {
+
+        /** How many keys carry a hot spot's extra writes unless the scenario says ({@code event.<name>.keys}). */
+        public static final int DEFAULT_KEYS = 32;
+
+        /** The most keys a hot spot may have: finding each takes thousands of hashes at its start. */
+        public static final int MAX_KEYS = 4096;
+
+        public HotSpot {
+            if (keys < 1 || keys > MAX_KEYS) {
+                throw new IllegalArgumentException("a hot spot's keys must be in [1, " + MAX_KEYS + "], was " + keys);
+            }
+        }
+
+        /** A hot spot with the default number of keys. */
+        public HotSpot(String name, long atMillis, HotSlot slot, double factor) {
+            this(name, atMillis, slot, factor, DEFAULT_KEYS);
+        }
+    }
 
     /** Which slot a hot spot hits: a fixed slot, or the slot that is hottest when it starts. */
     record HotSlot(int slot) {

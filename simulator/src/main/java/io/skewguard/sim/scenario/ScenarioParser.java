@@ -40,7 +40,7 @@ public final class ScenarioParser {
     private static final Set<String> NODE_FIELDS = Set.of(
             "count", "prefix", "first", "capacity", "capacitySpread", "racks", "rackPrefix", "ringWeight");
     private static final Set<String> EVENT_FIELDS = Set.of(
-            "at", "type", "node", "capacity", "rack", "ringWeight", "slot", "factor", "cancelAt");
+            "at", "type", "node", "capacity", "rack", "ringWeight", "slot", "factor", "keys", "cancelAt");
     private static final Pattern SIZE = Pattern.compile("([0-9]+(?:\\.[0-9]+)?)\\s*([KMGTPE]i?B|B)?");
 
     private final String file;
@@ -355,7 +355,12 @@ public final class ScenarioParser {
                         }
                         hot = new ScenarioEvent.HotSlot(s);
                     }
-                    yield new ScenarioEvent.HotSpot(name, at, hot, positive(p + "factor", 3.0));
+                    int keys = intValue(p + "keys", ScenarioEvent.HotSpot.DEFAULT_KEYS);
+                    if (keys < 1 || keys > ScenarioEvent.HotSpot.MAX_KEYS) {
+                        throw error(lineOf(p + "keys"), "keys of hot spot '" + name + "' is " + keys
+                                + ": it must be in [1, " + ScenarioEvent.HotSpot.MAX_KEYS + "]");
+                    }
+                    yield new ScenarioEvent.HotSpot(name, at, hot, positive(p + "factor", 3.0), keys);
                 }
                 default -> throw error(lineOf(p + "type"), "unknown event type '" + type + "': join, loss, drain or hotspot");
             };

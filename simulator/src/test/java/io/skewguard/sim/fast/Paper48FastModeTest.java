@@ -45,7 +45,7 @@ class Paper48FastModeTest {
         long day = Duration.ofDays(1).toMillis();
         java.util.List<ScenarioEvent> events = paper.events().stream()
                 .map(e -> e instanceof ScenarioEvent.HotSpot h
-                        ? (ScenarioEvent) new ScenarioEvent.HotSpot(h.name(), SHORT_HOTSPOT_DAY * day, h.slot(), h.factor()) : e)
+                        ? (ScenarioEvent) new ScenarioEvent.HotSpot(h.name(), SHORT_HOTSPOT_DAY * day, h.slot(), h.factor(), h.keys()) : e)
                 .toList();
         return new Scenario(paper.name(), paper.description(), paper.source(), paper.seed(), paper.durationMillis(),
                 paper.stepMillis(), paper.slots(), paper.candidates(), paper.vnodesPerUnit(), paper.nodes(), paper.fill(),

@@ -289,6 +289,35 @@ class ClusterTest {
     }
 
     @Test
+    void aHotShardsExtraWritesAreSplitOverItsKeysWhenTheyLeaveItsNode() {
+        double oneKey = largestExtraOnAnotherNodeOnceTheHotNodeSheds(1);
+        double manyKeys = largestExtraOnAnotherNodeOnceTheHotNodeSheds(256);
+        // one key's extra writes all go to one other node; 256 keys' go to the slot's two other candidates
+        assertThat(oneKey).isGreaterThan(1.3 * manyKeys);
+    }
+
+    /** The most extra writes a node other than the hot one takes, over the same cluster without the hot spot. */
+    private static double largestExtraOnAnotherNodeOnceTheHotNodeSheds(int keys) {
+        Cluster hot = new Cluster(scenario("event.h.at = 1h\nevent.h.type = hotspot\nevent.h.slot = 3\nevent.h.factor = 20\n"
+                + "event.h.keys = " + keys));
+        Cluster plain = new Cluster(scenario(""));
+        hot.apply(hot.scenario().events().get(0));
+        int node = hot.hotShards().get(0).node();
+        hot.setWeight(node, 0.01);
+        plain.setWeight(node, 0.01);
+        hot.write(1e10, false);
+        plain.write(1e10, false);
+        double largest = 0;
+        for (int n = 0; n < hot.maxNodes(); n++) {
+            if (n != node) {
+                largest = Math.max(largest, hot.heat(n) - plain.heat(n));
+            }
+        }
+        assertThat(largest).isPositive();
+        return largest;
+    }
+
+    @Test
     void aKeyRefusedByAFullSlotDoesNotTakeTheNextKeysWithIt() {
         Cluster c = new Cluster(scenario(""));
         int full = c.slotTable().candidates(0).node(0);

@@ -152,7 +152,19 @@ class ScenarioParserTest {
         ScenarioEvent.HotSpot late = (ScenarioEvent.HotSpot) s.events().get(1);
         assertThat(late.slot().hottest()).isTrue();
         assertThat(late.factor()).isEqualTo(3.0);
+        assertThat(late.keys()).isEqualTo(32);
         assertThat(s.firstHotSpot().name()).isEqualTo("early");
+    }
+
+    @Test
+    void aHotSpotsKeysAreOneTo4096() {
+        Scenario s = ScenarioParser.parse("t", MINIMAL + "event.h.at = 1h\nevent.h.type = hotspot\nevent.h.keys = 256\n");
+        assertThat(s.firstHotSpot().keys()).isEqualTo(256);
+        for (String bad : new String[] {"0", "-3", "4097"}) {
+            ScenarioException e = failure(MINIMAL + "event.h.at = 1h\nevent.h.type = hotspot\nevent.h.keys = " + bad + "\n");
+            assertThat(e.line()).isEqualTo(8);
+            assertThat(e.reason()).contains("keys of hot spot 'h' is " + bad).contains("[1, 4096]");
+        }
     }
 
     @Test
@@ -165,7 +177,8 @@ class ScenarioParserTest {
 
     @Test
     void everyShippedScenarioParses() {
-        assertThat(ScenarioLibrary.shipped()).containsExactly("paper-48", "paper-48-spreadable", "join-and-hotspot", "node-loss", "scale-512");
+        assertThat(ScenarioLibrary.shipped()).containsExactly("paper-48", "paper-48-spreadable", "paper-48-peak", "join-and-hotspot", "node-loss",
+                "scale-512");
         for (String name : ScenarioLibrary.shipped()) {
             Scenario s = ScenarioLibrary.load(name);
             assertThat(s.name()).isEqualTo(name);
@@ -176,6 +189,7 @@ class ScenarioParserTest {
         assertThat(paper.repairFromMillis()).isEqualTo(14L * 86_400_000L);
         assertThat(paper.firstHotSpot().atMillis()).isEqualTo(28L * 86_400_000L);
         assertThat(paper.firstHotSpot().factor()).isEqualTo(3.0);
+        assertThat(paper.firstHotSpot().keys()).isEqualTo(32);
         assertThat(ScenarioLibrary.load("scale-512").nodes().size()
                 + ScenarioLibrary.load("scale-512").events().stream().filter(e -> e instanceof ScenarioEvent.Join).count())
                 .isEqualTo(512);

@@ -23,7 +23,7 @@ class ShippedScenariosTest {
     void anUnknownNameListsTheShippedOnes() {
         assertThatThrownBy(() -> ScenarioLibrary.resolve("paper-49"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("paper-48, paper-48-spreadable, join-and-hotspot, node-loss, scale-512");
+                .hasMessageContaining("paper-48, paper-48-spreadable, paper-48-peak, join-and-hotspot, node-loss, scale-512");
     }
 
     @Test
