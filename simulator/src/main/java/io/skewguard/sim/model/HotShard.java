@@ -7,9 +7,9 @@ import io.skewguard.core.ring.HashRing;
  * A hot spot: one shard's write rate × k from its start on (docs/design.md §10). The shard is (slot s, the
  * writer of s taking most of its writes then: a candidate, or a spread node of a spread slot); the
  * extra writes, {@code (k − 1)} times that shard's write share of the cluster, come from the event's
- * hot keys of slot s (32 unless the scenario says) that the writers' pick places on that node at the start. Every step each hot
- * key's share goes to whichever writer the routing view picks for it under the current
- * {@code w × freeRatio} — so lowering the hot node's weight, or widening the slot's spread, moves
+ * hot keys of slot s (32 unless the scenario says) that the writers' pick places on that node at the
+ * start. Every step each hot key's share goes to whichever writer the routing view picks for it
+ * under the current {@code w × freeRatio} — so lowering the hot node's weight, or widening the slot's spread, moves
  * exactly the hot keys whose rendezvous winner changes, as it would in a real cluster.
  */
 public final class HotShard {

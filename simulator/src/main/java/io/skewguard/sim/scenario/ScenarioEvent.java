@@ -49,11 +49,6 @@ public sealed interface ScenarioEvent {
                 throw new IllegalArgumentException("a hot spot's keys must be in [1, " + MAX_KEYS + "], was " + keys);
             }
         }
-
-        /** A hot spot with the default number of keys. */
-        public HotSpot(String name, long atMillis, HotSlot slot, double factor) {
-            this(name, atMillis, slot, factor, DEFAULT_KEYS);
-        }
     }
 
     /** Which slot a hot spot hits: a fixed slot, or the slot that is hottest when it starts. */
