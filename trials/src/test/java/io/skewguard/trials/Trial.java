@@ -163,6 +163,8 @@ final class Trial {
     private final Follower<WeightCommand> weights;
     private final Follower<NodeWeight> nodeWeights;
     private final Follower<MigrationCommand> commands;
+    /** Effects a look found applied and their offsets committed: no later look asks about them again. */
+    private final Set<String> settled = new HashSet<>();
     private final Follower<MigrationStatus> statuses;
     private final Follower<SlotAssignment> slots;
 
@@ -516,17 +518,23 @@ final class Trial {
                     : ((MigrationCommand) d.command()).getMigrationId() + " " + ((MigrationCommand) d.command()).getPhase());
             firstOfEffect.putIfAbsent(effect, d);
         }
+        // the agent service is frozen while this runs: the state files (local reads) first, the broker's
+        // committed offsets only for an effect applied and not known committed, so that a look is short
+        // and the agents run most of the time
         Map<String, Map<TopicPartition, OffsetAndMetadata>> committed = new HashMap<>();
         Map<String, AgentState> states = new HashMap<>();
-        for (Delivered d : firstOfEffect.values()) {
+        for (Map.Entry<String, Delivered> e : firstOfEffect.entrySet()) {
+            Delivered d = e.getValue();
+            if (settled.contains(e.getKey()) || !applied(states.computeIfAbsent(d.node(), stack::appliedState), d)) {
+                continue;
+            }
             Map<TopicPartition, OffsetAndMetadata> offsets = committed.computeIfAbsent(d.node(), this::committedOffsets);
             OffsetAndMetadata o = offsets.get(new TopicPartition(d.topic(), d.partition()));
             if (o != null && o.offset() > d.offset()) {
-                continue; // committed
+                settled.add(e.getKey()); // committed: it stays so
+                continue;
             }
-            if (applied(states.computeIfAbsent(d.node(), stack::appliedState), d)) {
-                return Optional.of(d);
-            }
+            return Optional.of(d);
         }
         return Optional.empty();
     }
