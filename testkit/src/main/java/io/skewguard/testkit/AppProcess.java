@@ -253,7 +253,8 @@ public final class AppProcess implements AutoCloseable {
                 }
                 if (line == null) {
                     shell = null;
-                    throw new IllegalStateException("kill -" + signal + " " + pid + ": the signalling shell ended: " + said.toString().trim());
+                    throw new IllegalStateException("kill -" + signal + " " + pid + ": the signalling shell ended: "
+                            + said.toString().trim());
                 }
                 if (!line.equals(DONE + "0")) {
                     throw new IllegalStateException("kill -" + signal + " " + pid + " failed: " + said.toString().trim());

@@ -163,10 +163,10 @@ final class Trial {
     private final Follower<WeightCommand> weights;
     private final Follower<NodeWeight> nodeWeights;
     private final Follower<MigrationCommand> commands;
-    /** Effects a look found applied and their offsets committed: no later look asks about them again. */
-    private final Set<String> settled = new HashSet<>();
     private final Follower<MigrationStatus> statuses;
     private final Follower<SlotAssignment> slots;
+    /** Effects a look found applied and their offsets committed: no later look asks about them again. */
+    private final Set<String> settled = new HashSet<>();
 
     private Trial(TrialStack stack, long seed) {
         this.stack = stack;

@@ -41,14 +41,8 @@ public sealed interface ScenarioEvent {
         /** How many keys carry a hot spot's extra writes unless the scenario says ({@code event.<name>.keys}). */
         public static final int DEFAULT_KEYS = 32;
 
-        /** The most keys a hot spot may have: finding each takes thousands of hashes at its start. */
+        /** The most keys a hot spot may have (the parser refuses more): finding each takes thousands of hashes at its start. */
         public static final int MAX_KEYS = 4096;
-
-        public HotSpot {
-            if (keys < 1 || keys > MAX_KEYS) {
-                throw new IllegalArgumentException("a hot spot's keys must be in [1, " + MAX_KEYS + "], was " + keys);
-            }
-        }
     }
 
     /** Which slot a hot spot hits: a fixed slot, or the slot that is hottest when it starts. */
