@@ -27,7 +27,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The detector starts on a backlog (a minute of input produced before it runs): the ingest loop
  * fetches its partitions unevenly — the small capacity topic whole in the first fetches — and must
  * still take the records in event-time order, so that no on-time event is dead-lettered as late
- * and every report holds exactly the heat produced in its window.
+ * and every report holds exactly the heat produced in its window. The larger backlog makes the loop
+ * fetch faster than it takes, so it pauses and resumes partitions while it catches up.
  */
 class IngestCatchUpIT {
 
@@ -39,17 +40,33 @@ class IngestCatchUpIT {
     private static final long SPAN = 60_000;
     private static final String[] NODES = {"n1", "n2", "n3", "n4", "n5", "n6"};
 
-    private final Topics topics = new Topics("catchup.");
-
     @Test
     void aBacklogIsTakenInEventTimeOrderSoNothingIsLateAndEveryWindowIsExact() throws Exception {
+        catchUp("catchup.", 5);
+    }
+
+    @Test
+    void aBacklogFetchedFasterThanItIsTakenPausesPartitionsAndLosesNothing() throws Exception {
+        // 120,000 write events, most of them on one node (so one partition holds most of the backlog)
+        double pauses = catchUp("catchup-paused.", 0);
+        assertThat(pauses).as("partitions paused while catching up").isPositive();
+    }
+
+    /**
+     * Produces a minute of input, every {@code step} ms a write event ({@code step} 0: two every
+     * millisecond, every other one on node n6), then starts the detector on it and checks that
+     * nothing is late and that every window is exact. Returns {@code partition-pauses-total}.
+     */
+    private double catchUp(String prefix, long step) throws Exception {
+        Topics topics = new Topics(prefix);
+        String id = prefix.replace(".", "") + "-it";
         KAFKA.broker().createTopics(3, topics.nodeWrites(), topics.nodeCapacity());
         KAFKA.broker().createTopics(1, topics.reports(), topics.alerts(), topics.dlq());
-        Path stateDir = Files.createTempDirectory("ingest-catchup-it");
+        Path stateDir = Files.createTempDirectory(id);
         DetectorSettings settings = DetectorSettings.of(Map.of(
                 DetectorSettings.BOOTSTRAP_SERVERS, KAFKA.bootstrapServers(),
-                DetectorSettings.SCHEMA_REGISTRY_URL, "mock://ingest-catchup-it",
-                DetectorSettings.APPLICATION_ID, "ingest-catchup-it",
+                DetectorSettings.SCHEMA_REGISTRY_URL, "mock://" + id,
+                DetectorSettings.APPLICATION_ID, id,
                 DetectorSettings.TOPIC_PREFIX, topics.prefix(),
                 DetectorSettings.TICK, "1s",
                 DetectorSettings.WINDOW, "4s",
@@ -64,14 +81,16 @@ class IngestCatchUpIT {
                 KafkaProducer<String, WriteEvent> writes = KAFKA.broker().producer(new StringSerializer(), writeSerde.serializer());
                 KafkaProducer<String, CapacityEvent> capacities =
                         KAFKA.broker().producer(new StringSerializer(), capacitySerde.serializer())) {
-            for (long t = T0; t < T0 + SPAN; t += 5) {
-                String node = NODES[(int) (t / 5 % NODES.length)];
+            long events = step == 0 ? 2 * SPAN : SPAN / step;
+            for (long i = 0; i < events; i++) {
+                long t = step == 0 ? T0 + i / 2 : T0 + i * step;
+                String node = step == 0 && i % 2 == 1 ? "n6" : NODES[(int) (i % NODES.length)];
                 long bytes = node.equals("n6") ? 2_000 + t % 13 : 100 + t % 7; // n6 hot; varied sizes
                 WriteEvent e = new WriteEvent("c1", node, (int) (t / 5 % 64), bytes, 1L, Instant.ofEpochMilli(t));
                 writes.send(new ProducerRecord<>(topics.nodeWrites(), null, t, node, e));
                 produced.add(e);
                 inputRecords++;
-                if ((t - T0) % 1_000 == 0) {
+                if ((t - T0) % 1_000 == 0 && (step != 0 || i % 2 == 0)) {
                     for (String n : NODES) {
                         capacities.send(new ProducerRecord<>(topics.nodeCapacity(), null, t, n,
                                 new CapacityEvent("c1", n, 500L, 1000L, null, List.of(), Instant.ofEpochMilli(t))));
@@ -86,9 +105,11 @@ class IngestCatchUpIT {
         try (var reportSerde = SchemaRegistrySerde.of(SkewReport.class, serde, false);
                 DetectorApp.Running app = DetectorApp.start(settings)) {
             assertThat(app.awaitRunning(Duration.ofSeconds(60))).as("detector running").isTrue();
-            while (app.ingestMetric("records-ingested-total") < inputRecords) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+            while (app.ingestMetric("records-ingested-total") < inputRecords && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }
+            assertThat(app.ingestMetric("records-ingested-total")).as("input records taken").isEqualTo(inputRecords);
             assertThat(app.ingestMetric("dead-letter-total")).as("events dead-lettered").isZero();
 
             // stream time ends at T0 + 60 s - 5 ms: the last tick that fires is T0 + 57 s
@@ -108,6 +129,7 @@ class IngestCatchUpIT {
                         && e.getEventTime().toEpochMilli() < to).mapToLong(WriteEvent::getBytes).sum();
                 assertThat(r.getTotalWriteBytes()).as("heat of window ending %s", r.getWindowEnd()).isEqualTo(expected);
             }
+            return app.ingestMetric("partition-pauses-total");
         } finally {
             try (var paths = Files.walk(stateDir)) {
                 paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

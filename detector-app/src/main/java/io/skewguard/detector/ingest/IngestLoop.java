@@ -18,11 +18,19 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import io.skewguard.runtime.metrics.DeadLetterCounter;
@@ -74,6 +82,20 @@ import org.slf4j.LoggerFactory;
  * times, so a partition read ahead of the others — catching up after downtime, a small topic such
  * as node-capacity fetched whole — makes no event late.
  *
+ * <p><b>Two threads.</b> The loop's own thread owns the clients: it polls, pauses and resumes
+ * partitions, commits and handles the rebalances. A second thread of the loop's, the taker, takes the
+ * fetched records (decodes, checks and sums them into the buffers) while the loop's thread polls the
+ * next ones, so a loop uses two cores. Each poll's records go to the taker with what it needs of the
+ * consumer, each partition's lag as of that poll ({@link Fetched}). The queues, the buffers and
+ * what they hand on are guarded by one lock: the taker holds it while it takes, and the loop's
+ * thread takes it to commit (it moves what is buffered into the transaction under the lock and
+ * talks to the broker without it), in every rebalance callback (where it first hands the taker's
+ * queues every poll the taker has not seen yet, so none outlives its partition) and to recover or
+ * stop. The records are taken in the order, and committed with the offsets, one thread would take
+ * and commit them. A partition is paused while {@link #PAUSE_AT} or more of its records wait to be
+ * taken, until {@link #RESUME_AT} are left; the taker wakes the loop's thread's poll to resume it
+ * while those are taken ({@link #pauseOrResume}).
+ *
  * <p>On an error the transaction is aborted, the buffer (stream times included) dropped, and the
  * consumer and producer are closed and created anew, so reading resumes from the committed offsets
  * and the new producer's {@code initTransactions()} fences the old epoch: nothing is lost and
@@ -89,8 +111,8 @@ public final class IngestLoop {
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
     /** Longest wait for a partition with records on the broker before the others go on without it. */
     private static final Duration MAX_IDLE = Duration.ofMillis(500);
-    private static final int PAUSE_AT = 4_000;
-    private static final int RESUME_AT = 1_000;
+    private static final int PAUSE_AT = 10_000;
+    private static final int RESUME_AT = 5_000;
 
     private final DetectorSettings settings;
     private final String name;
@@ -112,6 +134,17 @@ public final class IngestLoop {
     private final IngestBuffer.Sink sink;
     private final Thread thread;
     private final CountDownLatch done = new CountDownLatch(1);
+    /** The taker: takes the fetched records (see the class comment). */
+    private final Thread takerThread;
+    /** Polls the taker has not seen yet, oldest first; put by the loop's thread only. */
+    private final LinkedBlockingQueue<Fetched> fetched = new LinkedBlockingQueue<>();
+    /** Guards what the taker works on (see the class comment); fair, so a commit waits for one take at most. */
+    private final ReentrantLock lock = new ReentrantLock(true);
+    private volatile boolean takerStopping;
+    /** An error of the taker, thrown on the loop's thread after its next poll. */
+    private volatile RuntimeException takerFailure;
+    /** Set by the taker after each take: 1 offsets taken, 2 partials or dead letters to hand on, since the last commit. */
+    private volatile int output;
 
     private volatile KafkaConsumer<byte[], byte[]> consumer;
     private volatile boolean stopping;
@@ -119,7 +152,17 @@ public final class IngestLoop {
     private volatile boolean joined;
     private volatile Throwable failure;
 
-    // loop thread only
+    // the loop's thread's only
+    /** Per assigned partition: its records polled and not taken yet (the taker counts down what it takes). */
+    private final Map<TopicPartition, AtomicInteger> untaken = new HashMap<>();
+    /** Partitions paused because {@link #PAUSE_AT} of their records wait; the taker reads it to wake the consumer when one drained. */
+    private final Set<TopicPartition> backlogged = ConcurrentHashMap.newKeySet();
+    /** Partitions the consumer has paused: the backlogged ones, or all of them (see {@link #pauseOrResume}). */
+    private final Set<TopicPartition> paused = new HashSet<>();
+    /** Set by the taker when it woke the consumer to resume a partition; cleared by the loop's thread. */
+    private final AtomicBoolean resumeWanted = new AtomicBoolean();
+
+    // guarded by lock
     /**
      * One buffer per input partition number (node-writes-p with node-capacity-p, grouped as a Kafka
      * Streams task would): each keeps its own per-cluster stream time, so a partition read ahead of
@@ -135,7 +178,7 @@ public final class IngestLoop {
     private KafkaProducer<byte[], byte[]> producer;
     private final List<ProducerRecord<byte[], byte[]>> pending = new ArrayList<>();
     private final Map<TopicPartition, Long> positions = new HashMap<>();
-    private boolean lost;
+    private volatile boolean lost;
     private long lastCommit = System.nanoTime();
     /** While the registry cannot answer: nothing is taken before this System.nanoTime(). */
     private long registryRetryAt = System.nanoTime();
@@ -183,6 +226,8 @@ public final class IngestLoop {
             }
         };
         this.thread = new Thread(this::run, name);
+        this.takerThread = new Thread(this::take, name + "-take");
+        this.takerThread.setDaemon(true);
     }
 
     public String name() {
@@ -198,6 +243,7 @@ public final class IngestLoop {
     }
 
     public void start() {
+        takerThread.start();
         thread.start();
     }
 
@@ -257,17 +303,20 @@ public final class IngestLoop {
                     if (consumer == null) {
                         open();
                     }
-                    ConsumerRecords<byte[], byte[]> records = consumer.poll(pollTimeout);
+                    pauseOrResume();
+                    ConsumerRecords<byte[], byte[]> records = consumer.poll(pollTimeout); // the taker takes meanwhile
                     if (halting) {
                         break;
+                    }
+                    RuntimeException takerError = takerFailure;
+                    if (takerError != null) {
+                        takerFailure = null;
+                        throw takerError;
                     }
                     if (lost) {
                         throw new KafkaException("partitions lost without revocation; reading again from the committed offsets");
                     }
-                    enqueue(records);
-                    if (System.nanoTime() - registryRetryAt >= 0) {
-                        metrics.ingested(processQueued());
-                    }
+                    handOn(records);
                     if (commitDue()) {
                         commit();
                     }
@@ -303,6 +352,7 @@ public final class IngestLoop {
             abandon();
             onFailure.accept(t);
         } finally {
+            stopTaker();
             writeSerde.close();
             capacitySerde.close();
             metrics.close();
@@ -341,52 +391,203 @@ public final class IngestLoop {
         c.subscribe(inputs, new ConsumerRebalanceListener() {
             @Override
             public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-                // still the owner: hand on and commit what was read before giving them up
-                if (!halting && !partitions.isEmpty() && dirty()) {
-                    commit();
-                }
-                for (TopicPartition tp : partitions) {
-                    if (tp.partition() < buffers.length) {
-                        buffers[tp.partition()] = null; // empty now; its stream times go with the partition
+                lock.lock();
+                try {
+                    enqueueFetched();
+                    // still the owner: hand on and commit what was read before giving them up
+                    if (!halting && !partitions.isEmpty() && dirty()) {
+                        commit();
                     }
-                    queues.remove(tp); // not taken, not committed: read again by the next owner
+                    for (TopicPartition tp : partitions) {
+                        if (tp.partition() < buffers.length) {
+                            buffers[tp.partition()] = null; // empty now; its stream times go with the partition
+                        }
+                        queues.remove(tp); // not taken, not committed: read again by the next owner
+                        untaken.remove(tp);
+                        backlogged.remove(tp);
+                        paused.remove(tp);
+                    }
+                    lanes = null;
+                } finally {
+                    lock.unlock();
                 }
-                lanes = null;
             }
 
             @Override
             public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-                for (TopicPartition tp : partitions) {
-                    queues.putIfAbsent(tp, new Lane(tp));
+                lock.lock();
+                try {
+                    enqueueFetched();
+                    for (TopicPartition tp : partitions) {
+                        AtomicInteger count = untaken.computeIfAbsent(tp, t -> new AtomicInteger());
+                        queues.putIfAbsent(tp, new Lane(tp, count));
+                    }
+                    lanes = null;
+                } finally {
+                    lock.unlock();
                 }
-                lanes = null;
                 joined = true;
                 LOG.info("{}: assigned {}", name, partitions);
             }
 
             @Override
             public void onPartitionsLost(Collection<TopicPartition> partitions) {
-                // no longer the owner: nothing may be committed for them; start again from the commits
-                if (!partitions.isEmpty() && dirty()) {
-                    lost = true;
+                lock.lock();
+                try {
+                    enqueueFetched();
+                    // no longer the owner: nothing may be committed for them; start again from the commits
+                    if (!partitions.isEmpty() && dirty()) {
+                        lost = true;
+                    }
+                    for (TopicPartition tp : partitions) {
+                        queues.remove(tp);
+                        untaken.remove(tp);
+                        backlogged.remove(tp);
+                        paused.remove(tp);
+                    }
+                    lanes = null;
+                } finally {
+                    lock.unlock();
                 }
-                partitions.forEach(queues::remove);
-                lanes = null;
             }
         });
     }
 
-    private void enqueue(ConsumerRecords<byte[], byte[]> records) {
+    /**
+     * One poll as the taker gets it: its records, and the partitions that had no records on the
+     * broker left to fetch after it (lag known and 0).
+     */
+    private record Fetched(ConsumerRecords<byte[], byte[]> records, Set<TopicPartition> caughtUp) {}
+
+    /**
+     * Loop thread: hands one poll's records to the taker with every partition's lag after it, and
+     * counts them as waiting to be taken. Every poll goes to the taker, one without records too: its
+     * lags, the idle bound and the registry's wait are looked at again after each.
+     */
+    private void handOn(ConsumerRecords<byte[], byte[]> records) {
+        Set<TopicPartition> caughtUp = new HashSet<>();
+        for (TopicPartition tp : untaken.keySet()) {
+            OptionalLong l = consumer.currentLag(tp);
+            if (l.isPresent() && l.getAsLong() == 0) {
+                caughtUp.add(tp);
+            }
+        }
         for (TopicPartition tp : records.partitions()) {
-            Lane lane = queues.get(tp);
-            if (lane == null) {
-                continue; // not ours any more
+            AtomicInteger count = untaken.get(tp);
+            if (count != null) {
+                count.addAndGet(records.records(tp).size());
             }
-            ArrayDeque<ConsumerRecord<byte[], byte[]>> q = lane.records;
-            q.addAll(records.records(tp));
-            if (q.size() >= PAUSE_AT) {
+        }
+        fetched.add(new Fetched(records, caughtUp));
+        LockSupport.unpark(takerThread);
+    }
+
+    /**
+     * Loop thread, before each poll: pauses a partition with {@link #PAUSE_AT} or more records waiting
+     * to be taken, until it is down to {@link #RESUME_AT}. When no partition that is not paused can have
+     * records on the broker (each one's lag is known and 0), every partition is paused: the consumer
+     * would otherwise send a fetch for those that the broker holds for up to {@code fetch.max.wait.ms}
+     * before it answers, and no resumed partition could be fetched meanwhile. The taker wakes a poll
+     * when a paused partition has drained ({@link #wakeToResume}).
+     */
+    private void pauseOrResume() {
+        resumeWanted.set(false);
+        boolean fetchable = false;
+        for (Map.Entry<TopicPartition, AtomicInteger> e : untaken.entrySet()) {
+            int n = e.getValue().get();
+            TopicPartition tp = e.getKey();
+            if (n >= PAUSE_AT) {
+                if (backlogged.add(tp)) {
+                    metrics.paused();
+                }
+            } else if (n <= RESUME_AT) {
+                backlogged.remove(tp);
+            }
+            if (!fetchable && !backlogged.contains(tp)) {
+                OptionalLong lag = consumer.currentLag(tp);
+                fetchable = lag.isEmpty() || lag.getAsLong() > 0;
+            }
+        }
+        boolean holdAll = !fetchable && !backlogged.isEmpty();
+        for (TopicPartition tp : untaken.keySet()) {
+            boolean hold = holdAll || backlogged.contains(tp);
+            if (hold && paused.add(tp)) {
                 consumer.pause(List.of(tp));
+            } else if (!hold && paused.remove(tp)) {
+                consumer.resume(List.of(tp));
             }
+        }
+    }
+
+    /**
+     * Taker: wakes the consumer's poll if a partition paused for its backlog can be resumed (once,
+     * until the loop's thread has looked at the counts again).
+     */
+    private void wakeToResume() {
+        if (backlogged.isEmpty() || resumeWanted.get()) {
+            return;
+        }
+        for (Lane lane : queues.values()) {
+            if (lane.untaken.get() <= RESUME_AT && backlogged.contains(lane.partition) && resumeWanted.compareAndSet(false, true)) {
+                wakeUp();
+                return;
+            }
+        }
+    }
+
+    /** Under the lock: the polls the taker has not seen yet into the queues, with their lags. */
+    private void enqueueFetched() {
+        Fetched f;
+        while ((f = fetched.poll()) != null) {
+            ConsumerRecords<byte[], byte[]> records = f.records();
+            for (TopicPartition tp : records.partitions()) {
+                Lane lane = queues.get(tp);
+                if (lane != null) { // else not ours any more
+                    lane.records.addAll(records.records(tp));
+                }
+            }
+            for (Lane lane : queues.values()) {
+                lane.lagging = !f.caughtUp().contains(lane.partition);
+            }
+        }
+    }
+
+    /**
+     * The taker's thread: waits for a poll, then, holding the lock, moves every poll not seen yet into
+     * the queues and takes what they allow (unless the registry's wait is on). A poll leaves {@link
+     * #fetched} only under the lock, so a rebalance callback finds every poll there or in the queues.
+     * An error is kept for the loop's thread, which throws it after its next poll.
+     */
+    private void take() {
+        while (!takerStopping) {
+            if (fetched.isEmpty()) {
+                LockSupport.parkNanos(this, pollTimeout.toNanos()); // unparked by handOn
+                continue;
+            }
+            lock.lock();
+            try {
+                enqueueFetched();
+                if (System.nanoTime() - registryRetryAt >= 0) {
+                    metrics.ingested(processQueued());
+                    output = (positions.isEmpty() ? 0 : 1) | (pending.isEmpty() ? 0 : 2);
+                    wakeToResume();
+                }
+            } catch (RuntimeException e) {
+                takerFailure = e;
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** Stops the taker's thread and waits for it (it ends within a take and a poll timeout). */
+    private void stopTaker() {
+        takerStopping = true;
+        LockSupport.unpark(takerThread);
+        try {
+            takerThread.join(CLOSE_TIMEOUT.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -424,7 +625,7 @@ public final class IngestLoop {
                 for (int i = 0; i < lanes.length; i++) {
                     Lane lane = lanes[i];
                     if (lane.empty) {
-                        waiting = waiting || lane.lagging(consumer);
+                        waiting = waiting || lane.lagging;
                     } else if (lane.head < oldest) {
                         second = oldest;
                         secondIndex = nextIndex;
@@ -467,8 +668,9 @@ public final class IngestLoop {
                     registryWaitMs = 0;
                     next.taken = r.offset() + 1;
                     count++;
-                    if (q.size() == RESUME_AT && consumer.paused().contains(next.partition)) {
-                        consumer.resume(List.of(next.partition));
+                    if (q.size() == RESUME_AT && backlogged.contains(next.partition)) {
+                        next.countTaken();
+                        wakeToResume(); // so its next records are fetched while these are taken
                     }
                     r = q.peekFirst();
                 } while (r != null && pickedAgain(r.timestamp(), nextIndex, second, secondIndex));
@@ -481,6 +683,7 @@ public final class IngestLoop {
             for (Lane lane : lanes) {
                 if (lane.taken >= 0) {
                     positions.put(lane.partition, lane.taken); // once per partition and call, not per record
+                    lane.countTaken();
                 }
             }
         }
@@ -500,25 +703,36 @@ public final class IngestLoop {
     }
 
     /**
-     * One assigned partition: its records fetched but not taken yet, and what one {@link #processQueued}
-     * call keeps of it (its head's timestamp, its lag, the offset after the last record it took).
+     * One assigned partition: its records fetched but not taken yet; whether it has records on the
+     * broker not fetched yet (or not known), as of the last poll moved into the queues; what one
+     * {@link #processQueued} call keeps of it (its head's timestamp, its size at the start, the offset
+     * after the last record it took); and the count of its records polled and not taken that the
+     * loop's thread pauses it by.
      */
     private static final class Lane {
         final TopicPartition partition;
         final ArrayDeque<ConsumerRecord<byte[], byte[]>> records = new ArrayDeque<>();
+        final AtomicInteger untaken;
+        boolean lagging = true;
         boolean empty;
         long head;
-        /** 0 not asked in this call, 1 records on the broker not fetched yet (or unknown), 2 none. */
-        byte lag;
+        int sizeAtStart;
         long taken;
 
-        Lane(TopicPartition partition) {
+        Lane(TopicPartition partition, AtomicInteger untaken) {
             this.partition = partition;
+            this.untaken = untaken;
+        }
+
+        /** Tells the loop's thread (pausing by {@link #untaken}) what was taken from the queue since the last count. */
+        void countTaken() {
+            untaken.addAndGet(records.size() - sizeAtStart);
+            sizeAtStart = records.size();
         }
 
         void startCall() {
-            lag = 0; // a lag changes only when the consumer polls, so it is asked once per call
             taken = -1;
+            sizeAtStart = records.size();
             readHead();
         }
 
@@ -526,14 +740,6 @@ public final class IngestLoop {
             ConsumerRecord<byte[], byte[]> first = records.peekFirst();
             empty = first == null;
             head = first == null ? 0 : first.timestamp();
-        }
-
-        boolean lagging(KafkaConsumer<byte[], byte[]> consumer) {
-            if (lag == 0) {
-                OptionalLong l = consumer.currentLag(partition);
-                lag = l.isEmpty() || l.getAsLong() > 0 ? (byte) 1 : (byte) 2;
-            }
-            return lag == 1;
         }
     }
 
@@ -561,6 +767,7 @@ public final class IngestLoop {
         return b;
     }
 
+    /** Under the lock. */
     private boolean dirty() {
         if (!positions.isEmpty() || !pending.isEmpty()) {
             return true;
@@ -573,35 +780,50 @@ public final class IngestLoop {
         return false;
     }
 
+    /** Loop thread, without the lock: by what the taker last said it holds. */
     private boolean commitDue() {
-        if (positions.isEmpty() && pending.isEmpty()) {
+        int out = output;
+        if (out == 0) {
             return false;
         }
         long since = System.nanoTime() - lastCommit;
-        return since >= flushNanos || (!pending.isEmpty() && since >= commitNanos);
+        return since >= flushNanos || ((out & 2) != 0 && since >= commitNanos);
     }
 
-    /** One transaction: everything buffered, the dead letters, and the offsets they came from. */
+    /**
+     * One transaction: everything buffered, the dead letters, and the offsets they came from. Loop
+     * thread: they are moved out of the buffers under the lock, and sent without it, while the taker
+     * takes on (what it takes goes into the next transaction). If the transaction fails, the loop
+     * recovers, which reads everything after the last committed offsets again.
+     */
     private void commit() {
-        for (IngestBuffer b : buffers) {
-            if (b != null) {
-                b.flushAll();
+        List<ProducerRecord<byte[], byte[]>> sends;
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        lock.lock();
+        try {
+            for (IngestBuffer b : buffers) {
+                if (b != null) {
+                    b.flushAll();
+                }
             }
+            sends = new ArrayList<>(pending);
+            positions.forEach((tp, next) -> offsets.put(tp, new OffsetAndMetadata(next)));
+            pending.clear();
+            positions.clear();
+            output = 0;
+        } finally {
+            lock.unlock();
         }
-        if (!pending.isEmpty() || !positions.isEmpty()) {
+        if (!sends.isEmpty() || !offsets.isEmpty()) {
             producer.beginTransaction();
-            for (ProducerRecord<byte[], byte[]> r : pending) {
+            for (ProducerRecord<byte[], byte[]> r : sends) {
                 producer.send(r); // a failed send makes commitTransaction throw
             }
-            if (!positions.isEmpty()) {
-                Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-                positions.forEach((tp, next) -> offsets.put(tp, new OffsetAndMetadata(next)));
+            if (!offsets.isEmpty()) {
                 producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
             }
             producer.commitTransaction();
             metrics.committed();
-            pending.clear();
-            positions.clear();
         }
         lastCommit = System.nanoTime();
     }
@@ -622,20 +844,47 @@ public final class IngestLoop {
         closeClients(Duration.ZERO, CLOSE_TIMEOUT);
     }
 
+    /** Loop thread: everything read since the last commit forgotten (the taker's part under the lock). */
     private void dropState() {
-        buffers = new IngestBuffer[0];
-        queues.clear(); // a new consumer is assigned afresh
-        lanes = null;
-        idleSince = 0;
-        pending.clear();
-        positions.clear();
+        lock.lock();
+        try {
+            fetched.clear();
+            buffers = new IngestBuffer[0];
+            queues.clear(); // a new consumer is assigned afresh
+            lanes = null;
+            idleSince = 0;
+            pending.clear();
+            positions.clear();
+            output = 0;
+        } finally {
+            lock.unlock();
+        }
+        untaken.clear();
+        backlogged.clear();
+        paused.clear();
         lost = false;
     }
 
+    /**
+     * Orderly stop: the taker is stopped, takes what the queues allow one last time on this thread
+     * (as the last poll's records were taken on one thread), and all of it is committed.
+     */
     private void finish() {
+        stopTaker();
         if (consumer != null) {
             try {
-                if (!lost && dirty()) {
+                boolean dirty;
+                lock.lock();
+                try {
+                    enqueueFetched();
+                    if (!lost && System.nanoTime() - registryRetryAt >= 0) {
+                        metrics.ingested(processQueued());
+                    }
+                    dirty = dirty();
+                } finally {
+                    lock.unlock();
+                }
+                if (!lost && dirty) {
                     commit();
                 }
                 LOG.info("{}: stopped after its last commit", name);
@@ -654,6 +903,7 @@ public final class IngestLoop {
     }
 
     private void abandon() {
+        stopTaker();
         dropState();
         KafkaConsumer<byte[], byte[]> c = consumer;
         consumer = null;

@@ -15,8 +15,9 @@ import org.apache.kafka.common.utils.Time;
 /**
  * The ingest stage's metrics, group {@value #GROUP}, tag {@code skewguard-ingest-id} = the loop's
  * name: {@code dead-letter-total/-rate} (records sent to the dead-letter topic),
- * {@code records-ingested-total/-rate} (input records taken), {@code transactions-committed-total}
- * and {@code transactions-aborted-total}. Exposed over JMX (domain {@code skewguard.detector}) in the
+ * {@code records-ingested-total/-rate} (input records taken), {@code transactions-committed-total},
+ * {@code transactions-aborted-total} and {@code partition-pauses-total} (times an input partition was
+ * paused because its records waited to be taken faster than they were). Exposed over JMX (domain {@code skewguard.detector}) in the
  * running app.
  */
 public final class IngestMetrics implements AutoCloseable {
@@ -28,6 +29,7 @@ public final class IngestMetrics implements AutoCloseable {
     private final Sensor ingested;
     private final Sensor committed;
     private final Sensor aborted;
+    private final Sensor pauses;
 
     /** @param jmx whether to expose the metrics over JMX (the app: yes; the replay harness: no) */
     public IngestMetrics(String id, boolean jmx) {
@@ -40,6 +42,7 @@ public final class IngestMetrics implements AutoCloseable {
         this.ingested = rateTotal("records-ingested", tags);
         this.committed = total("transactions-committed", tags);
         this.aborted = total("transactions-aborted", tags);
+        this.pauses = total("partition-pauses", tags);
     }
 
     private Sensor rateTotal(String name, Map<String, String> tags) {
@@ -69,6 +72,10 @@ public final class IngestMetrics implements AutoCloseable {
 
     public void aborted() {
         aborted.record();
+    }
+
+    public void paused() {
+        pauses.record();
     }
 
     /** The value of metric {@code name} (e.g. {@code dead-letter-total}), 0 if there is none. */
