@@ -402,12 +402,8 @@ public final class IngestLoop {
                         if (tp.partition() < buffers.length) {
                             buffers[tp.partition()] = null; // empty now; its stream times go with the partition
                         }
-                        queues.remove(tp); // not taken, not committed: read again by the next owner
-                        untaken.remove(tp);
-                        backlogged.remove(tp);
-                        paused.remove(tp);
                     }
-                    lanes = null;
+                    forget(partitions); // not taken, not committed: read again by the next owner
                 } finally {
                     lock.unlock();
                 }
@@ -439,18 +435,23 @@ public final class IngestLoop {
                     if (!partitions.isEmpty() && dirty()) {
                         lost = true;
                     }
-                    for (TopicPartition tp : partitions) {
-                        queues.remove(tp);
-                        untaken.remove(tp);
-                        backlogged.remove(tp);
-                        paused.remove(tp);
-                    }
-                    lanes = null;
+                    forget(partitions);
                 } finally {
                     lock.unlock();
                 }
             }
         });
+    }
+
+    /** Under the lock, in a rebalance callback: the partitions' queued records and counts dropped. */
+    private void forget(Collection<TopicPartition> partitions) {
+        for (TopicPartition tp : partitions) {
+            queues.remove(tp);
+            untaken.remove(tp);
+            backlogged.remove(tp);
+            paused.remove(tp);
+        }
+        lanes = null;
     }
 
     /**
