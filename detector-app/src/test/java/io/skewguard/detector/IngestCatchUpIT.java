@@ -47,7 +47,7 @@ class IngestCatchUpIT {
 
     @Test
     void aBacklogFetchedFasterThanItIsTakenPausesPartitionsAndLosesNothing() throws Exception {
-        // 120,000 write events, most of them on one node (so one partition holds most of the backlog)
+        // 120,000 write events, half of them on one node (so one partition holds half the backlog or more)
         double pauses = catchUp("catchup-paused.", 0);
         assertThat(pauses).as("partitions paused while catching up").isPositive();
     }
