@@ -159,6 +159,8 @@ public final class IngestLoop {
     private final Set<TopicPartition> backlogged = ConcurrentHashMap.newKeySet();
     /** Partitions the consumer has paused: the backlogged ones, or all of them (see {@link #pauseOrResume}). */
     private final Set<TopicPartition> paused = new HashSet<>();
+    /** The partitions with no records left on the broker after the last poll (lag known and 0), as {@link #handOn} read them. */
+    private Set<TopicPartition> caughtUp = Set.of();
     /** Set by the taker when it woke the consumer to resume a partition; cleared by the loop's thread. */
     private final AtomicBoolean resumeWanted = new AtomicBoolean();
 
@@ -473,6 +475,7 @@ public final class IngestLoop {
                 caughtUp.add(tp);
             }
         }
+        this.caughtUp = caughtUp;
         for (TopicPartition tp : records.partitions()) {
             AtomicInteger count = untaken.get(tp);
             if (count != null) {
@@ -486,7 +489,7 @@ public final class IngestLoop {
     /**
      * Loop thread, before each poll: pauses a partition with {@link #PAUSE_AT} or more records waiting
      * to be taken, until it is down to {@link #RESUME_AT}. When no partition that is not paused can have
-     * records on the broker (each one's lag is known and 0), every partition is paused: the consumer
+     * records on the broker (each one's lag was known and 0 after the last poll), every partition is paused: the consumer
      * would otherwise send a fetch for those that the broker holds for up to {@code fetch.max.wait.ms}
      * before it answers, and no resumed partition could be fetched meanwhile. The taker wakes a poll
      * when a paused partition has drained ({@link #wakeToResume}).
@@ -504,10 +507,7 @@ public final class IngestLoop {
             } else if (n <= RESUME_AT) {
                 backlogged.remove(tp);
             }
-            if (!fetchable && !backlogged.contains(tp)) {
-                OptionalLong lag = consumer.currentLag(tp);
-                fetchable = lag.isEmpty() || lag.getAsLong() > 0;
-            }
+            fetchable = fetchable || !backlogged.contains(tp) && !caughtUp.contains(tp);
         }
         boolean holdAll = !fetchable && !backlogged.isEmpty();
         for (TopicPartition tp : untaken.keySet()) {
@@ -863,6 +863,7 @@ public final class IngestLoop {
         untaken.clear();
         backlogged.clear();
         paused.clear();
+        caughtUp = Set.of();
         lost = false;
     }
 
