@@ -108,7 +108,12 @@ class DetectorSettingsTest {
                 .containsEntry("enable.auto.commit", "false")
                 .containsEntry("group.id", "skewguard-detector-ingest")
                 .containsEntry("client.id", "loop-0")
-                .containsEntry("max.poll.records", "500");
+                .containsEntry("max.poll.records", "500")
+                .containsEntry("fetch.max.wait.ms", "100");
+        assertThat(DetectorSettings.defaultSettings().with(Map.of("consumer.fetch.max.wait.ms", "500"))
+                .ingestConsumerProperties("loop-0"))
+                .as("a fetch.max.wait.ms given is kept")
+                .containsEntry("fetch.max.wait.ms", "500");
         assertThat(s.ingestProducerProperties("tx-0"))
                 .containsEntry("enable.idempotence", "true")
                 .containsEntry("acks", "all")
