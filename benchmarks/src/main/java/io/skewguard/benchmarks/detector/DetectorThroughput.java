@@ -52,7 +52,8 @@ import picocli.CommandLine.Option;
  *       have taken every input record ({@code records-ingested-total}), and until every input
  *       offset is also committed, i.e. its heat handed on to stage two in a committed transaction.
  *       The loops fetch from their assignment on, so what they took while stage two was still
- *       starting is neither timed nor counted;
+ *       starting is neither timed nor counted. Every input event is valid and on time, so a
+ *       dead letter stops the benchmark with an error instead of a figure;
  *   <li>measures the heap the detector held after the whole input (two minutes of event time,
  *       more than a full window): live heap (after full GC) while it runs minus live heap once it
  *       is closed;
@@ -211,8 +212,15 @@ public final class DetectorThroughput implements Callable<Integer> {
             double committed = (System.nanoTime() - start) / 1e9;
             rate = (total - before) / seconds;
             committedRate = (total - before) / committed;
-            System.out.printf("detector %s processed %d records in %.2f s (all committed after %.2f s; %d taken before the timer started)%n",
-                    id, total - before, seconds, committed, before);
+            long deadLetters = (long) app.ingestMetric("dead-letter-total");
+            System.out.printf("detector %s processed %d records in %.2f s (all committed after %.2f s; %d taken before the timer started; %d dead-lettered)%n",
+                    id, total - before, seconds, committed, before, deadLetters);
+            if (deadLetters > 0) {
+                // every input event is valid and on time: a dead letter means the detector refused
+                // input it should count, and its rate would not be that of the whole input
+                throw new IllegalStateException("the detector dead-lettered " + deadLetters
+                        + " of the benchmark's valid input records");
+            }
             // ticks T0+10 s .. T0+80 s: stream time ends just before T0+120 s, minus the 30 s grace
             // (each round's detector adds its own to the same reports topic)
             int expected = round * (int) ((SPAN_MS - 1 - 30_000) / 10_000);
