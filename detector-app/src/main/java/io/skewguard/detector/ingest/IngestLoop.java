@@ -74,6 +74,8 @@ import org.slf4j.LoggerFactory;
  *   <li>every {@code flush-interval} of wall-clock time when anything was read;
  *   <li>sooner, once {@code commit-interval} has passed, when the buffer has output of its own
  *       (a partial handed on because a newer tick bucket opened, or a dead letter);
+ *   <li>at once when a backlog of {@link #BACKLOG} or more records has just been worked off (every
+ *       partition caught up, every record polled taken: {@link #caughtUpAfterBacklog});
  *   <li>when partitions are revoked (before they are given up) and on {@link #stop()}.
  * </ul>
  *
@@ -113,6 +115,8 @@ public final class IngestLoop {
     private static final Duration MAX_IDLE = Duration.ofMillis(500);
     private static final int PAUSE_AT = 10_000;
     private static final int RESUME_AT = 5_000;
+    /** Records behind (on the broker, or fetched and not taken) at which the loop counts as working off a backlog ({@link #caughtUpAfterBacklog}). */
+    static final long BACKLOG = 10_000;
 
     private final DetectorSettings settings;
     private final String name;
@@ -163,6 +167,8 @@ public final class IngestLoop {
     private Set<TopicPartition> caughtUp = Set.of();
     /** Set by the taker when it woke the consumer to resume a partition; cleared by the loop's thread. */
     private final AtomicBoolean resumeWanted = new AtomicBoolean();
+    /** Whether the loop was {@link #BACKLOG} or more records behind after a poll since its last commit. */
+    private boolean behind;
 
     // guarded by lock
     /**
@@ -319,7 +325,7 @@ public final class IngestLoop {
                         throw new KafkaException("partitions lost without revocation; reading again from the committed offsets");
                     }
                     handOn(records);
-                    if (commitDue()) {
+                    if (commitDue() || caughtUpAfterBacklog()) {
                         commit();
                     }
                 } catch (WakeupException e) {
@@ -469,11 +475,13 @@ public final class IngestLoop {
      */
     private void handOn(ConsumerRecords<byte[], byte[]> records) {
         Set<TopicPartition> caughtUp = new HashSet<>();
+        long recordsBehind = 0;
         for (TopicPartition tp : untaken.keySet()) {
             OptionalLong l = consumer.currentLag(tp);
             if (l.isPresent() && l.getAsLong() == 0) {
                 caughtUp.add(tp);
             }
+            recordsBehind += l.orElse(0);
         }
         this.caughtUp = caughtUp;
         for (TopicPartition tp : records.partitions()) {
@@ -482,6 +490,10 @@ public final class IngestLoop {
                 count.addAndGet(records.records(tp).size());
             }
         }
+        for (AtomicInteger count : untaken.values()) {
+            recordsBehind += count.get();
+        }
+        behind = behind || recordsBehind >= BACKLOG;
         fetched.add(new Fetched(records, caughtUp));
         LockSupport.unpark(takerThread);
     }
@@ -792,6 +804,27 @@ public final class IngestLoop {
     }
 
     /**
+     * Loop thread, without the lock: whether a backlog has just been worked off, so the loop commits at
+     * once instead of up to {@code flush-interval} later. It has: since the last commit the loop was
+     * {@link #BACKLOG} or more records behind after a poll; now every assigned partition's lag is known
+     * and 0, every record polled has been taken, and the taker holds something to commit. So after a
+     * restart or an outage the heat of the backlog's last records reaches stage two, and its offsets are
+     * committed, as soon as they are taken; a steady trickle of input, never that far behind, is still
+     * committed every {@code flush-interval} (at most one more transaction per backlog).
+     */
+    private boolean caughtUpAfterBacklog() {
+        if (!behind || output == 0) {
+            return false;
+        }
+        for (Map.Entry<TopicPartition, AtomicInteger> e : untaken.entrySet()) {
+            if (e.getValue().get() != 0 || !caughtUp.contains(e.getKey())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * One transaction: everything buffered, the dead letters, and the offsets they came from. Loop
      * thread: they are moved out of the buffers under the lock, and sent without it, while the taker
      * takes on (what it takes goes into the next transaction). If the transaction fails, the loop
@@ -827,6 +860,7 @@ public final class IngestLoop {
             metrics.committed();
         }
         lastCommit = System.nanoTime();
+        behind = false;
     }
 
     /** After an error: abort, forget what was read since the last commit, start the clients afresh. */
@@ -864,6 +898,7 @@ public final class IngestLoop {
         backlogged.clear();
         paused.clear();
         caughtUp = Set.of();
+        behind = false;
         lost = false;
     }
 
