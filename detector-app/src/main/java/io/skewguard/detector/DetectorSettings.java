@@ -125,7 +125,7 @@ public record DetectorSettings(
                             .validatedBy(Validator.notNegative()),
                     CommonSettings.maxClusters(),
                     CommonSettings.maxNodesPerCluster(),
-                    Setting.duration(FLUSH_INTERVAL, "1s", "Wall-clock interval at which the ingest stage hands its buffers on.")
+                    Setting.duration(FLUSH_INTERVAL, "1s", "Wall-clock interval at which the ingest stage hands its buffers on (sooner at the end of a backlog of 10,000 records or more).")
                             .validatedBy(Validator.positive()),
                     Setting.integer(TOP_SLOTS, 10, "Hottest slots listed per report.").validatedBy(Validator.atLeast(0)),
                     Setting.integer(MAX_SLOTS, 4096, "Slots are 0 <= slot < max-slots; others go to the dead-letter topic.")
