@@ -75,7 +75,8 @@ import org.slf4j.LoggerFactory;
  *   <li>sooner, once {@code commit-interval} has passed, when the buffer has output of its own
  *       (a partial handed on because a newer tick bucket opened, or a dead letter);
  *   <li>at once when a backlog of {@link #BACKLOG} or more records has just been worked off (every
- *       partition caught up, every record polled taken: {@link #caughtUpAfterBacklog});
+ *       partition caught up, every record polled taken; at most once per {@code flush-interval}:
+ *       {@link #caughtUpAfterBacklog});
  *   <li>when partitions are revoked (before they are given up) and on {@link #stop()}.
  * </ul>
  *
@@ -169,6 +170,8 @@ public final class IngestLoop {
     private final AtomicBoolean resumeWanted = new AtomicBoolean();
     /** Whether the loop was {@link #BACKLOG} or more records behind after a poll since its last commit. */
     private boolean behind;
+    /** When (System.nanoTime()) the loop last committed at the end of a backlog: at most once per {@code flush-interval}. */
+    private long backlogCommitAt;
 
     // guarded by lock
     /**
@@ -210,6 +213,7 @@ public final class IngestLoop {
         this.inputs = List.of(topics.nodeWrites(), topics.nodeCapacity());
         this.flushNanos = settings.flushInterval().toNanos();
         this.commitNanos = settings.commitInterval().toNanos();
+        this.backlogCommitAt = System.nanoTime() - flushNanos;
         this.pollTimeout = Duration.ofMillis(Math.max(1, Math.min(100, settings.flushInterval().toMillis())));
         this.metrics = new IngestMetrics(name, true);
         this.onFailure = onFailure;
@@ -325,8 +329,11 @@ public final class IngestLoop {
                         throw new KafkaException("partitions lost without revocation; reading again from the committed offsets");
                     }
                     handOn(records);
-                    if (commitDue() || caughtUpAfterBacklog()) {
+                    if (commitDue()) {
                         commit();
+                    } else if (caughtUpAfterBacklog()) {
+                        commit();
+                        backlogCommitAt = System.nanoTime();
                     }
                 } catch (WakeupException e) {
                     // stop() or halt(): the loop condition decides
@@ -807,13 +814,15 @@ public final class IngestLoop {
      * Loop thread, without the lock: whether a backlog has just been worked off, so the loop commits at
      * once instead of up to {@code flush-interval} later. It has: since the last commit the loop was
      * {@link #BACKLOG} or more records behind after a poll; now every assigned partition's lag is known
-     * and 0, every record polled has been taken, and the taker holds something to commit. So after a
-     * restart or an outage the heat of the backlog's last records reaches stage two, and its offsets are
-     * committed, as soon as they are taken; a steady trickle of input, never that far behind, is still
-     * committed every {@code flush-interval} (at most one more transaction per backlog).
+     * and 0, every record polled has been taken, the taker holds something to commit, and the loop
+     * has not committed this way within the last {@code flush-interval}. So after a restart or an
+     * outage the heat of the backlog's last records reaches stage two, and its offsets are committed,
+     * as soon as they are taken; a steady trickle of input, never that far behind, is still committed
+     * every {@code flush-interval}; and input that keeps falling behind and catching up adds at most
+     * one transaction per {@code flush-interval}.
      */
     private boolean caughtUpAfterBacklog() {
-        if (!behind || output == 0) {
+        if (!behind || output == 0 || System.nanoTime() - backlogCommitAt < flushNanos) {
             return false;
         }
         for (Map.Entry<TopicPartition, AtomicInteger> e : untaken.entrySet()) {

@@ -22,6 +22,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -33,7 +34,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * When an ingest loop commits, with {@code flush-interval} and {@code commit-interval} so long (an
  * hour) that neither falls due in the test: a backlog produced before the loop starts is committed
  * (its heat on the partials topic, its offsets in the group) as soon as it is taken; a trickle
- * produced after it is not committed until the flush, here the orderly stop.
+ * produced after it, and a second backlog within the same flush-interval, are not committed until
+ * the flush, here the orderly stop.
  */
 class IngestLoopCommitIT {
 
@@ -83,10 +85,18 @@ class IngestLoopCommitIT {
             assertThat(committed(settings)).as("offsets after the trickle").isEqualTo(backlogEnds);
             assertThat(committedHeat(settings)).as("heat committed after the trickle").isEqualTo(backlogBytes);
 
-            // the orderly stop commits it, nothing lost
+            // a second backlog within the same flush-interval: at most one such commit per flush-interval
+            long secondBytes = produce(settings, topics, backlog + trickle, backlog);
+            awaitTaken(loop, 2L * backlog + trickle);
+            Thread.sleep(3_000);
+            assertThat(loop.metrics().value("transactions-committed-total")).as("transactions after a second backlog")
+                    .isEqualTo(transactions);
+            assertThat(committed(settings)).as("offsets after a second backlog").isEqualTo(backlogEnds);
+
+            // the orderly stop commits them, nothing lost
             assertThat(loop.stop(Duration.ofSeconds(30))).as("loop stopped").isTrue();
             assertThat(committed(settings)).as("offsets after the stop").isEqualTo(endOffsets(topics));
-            assertThat(committedHeat(settings)).as("heat after the stop").isEqualTo(backlogBytes + trickleBytes);
+            assertThat(committedHeat(settings)).as("heat after the stop").isEqualTo(backlogBytes + trickleBytes + secondBytes);
             assertThat(loop.metrics().value("dead-letter-total")).as("dead letters").isZero();
             assertThat(failure.get()).as("loop failure").isNull();
         } finally {
@@ -94,11 +104,17 @@ class IngestLoopCommitIT {
         }
     }
 
-    /** Write events {@code from} .. {@code from + count - 1}, one a millisecond of event time from T0; returns their bytes. */
+    /**
+     * Write events {@code from} .. {@code from + count - 1}, one a millisecond of event time from T0,
+     * sent all at once by the flush at the end (one batch per partition), so that a running loop finds
+     * them all behind at its next poll; returns their bytes.
+     */
     private static long produce(DetectorSettings settings, Topics topics, int from, int count) throws Exception {
         long bytes = 0;
+        Map<String, Object> atOnce = Map.of(ProducerConfig.LINGER_MS_CONFIG, 60_000, ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 120_000,
+                ProducerConfig.BATCH_SIZE_CONFIG, 8 << 20, ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
         try (var serde = SchemaRegistrySerde.of(WriteEvent.class, settings.serdeConfig(), false);
-                KafkaProducer<String, WriteEvent> producer = KAFKA.broker().producer(new StringSerializer(), serde.serializer())) {
+                KafkaProducer<String, WriteEvent> producer = KAFKA.broker().producer(new StringSerializer(), serde.serializer(), atOnce)) {
             for (int i = from; i < from + count; i++) {
                 long t = T0 + i;
                 String node = NODES[i % NODES.length];
