@@ -481,25 +481,22 @@ public final class IngestLoop {
      * lags, the idle bound and the registry's wait are looked at again after each.
      */
     private void handOn(ConsumerRecords<byte[], byte[]> records) {
-        Set<TopicPartition> caughtUp = new HashSet<>();
-        long recordsBehind = 0;
-        for (TopicPartition tp : untaken.keySet()) {
-            OptionalLong l = consumer.currentLag(tp);
-            if (l.isPresent() && l.getAsLong() == 0) {
-                caughtUp.add(tp);
-            }
-            recordsBehind += l.orElse(0);
-        }
-        this.caughtUp = caughtUp;
         for (TopicPartition tp : records.partitions()) {
             AtomicInteger count = untaken.get(tp);
             if (count != null) {
                 count.addAndGet(records.records(tp).size());
             }
         }
-        for (AtomicInteger count : untaken.values()) {
-            recordsBehind += count.get();
+        Set<TopicPartition> caughtUp = new HashSet<>();
+        long recordsBehind = 0; // on the broker, or polled and not taken
+        for (Map.Entry<TopicPartition, AtomicInteger> e : untaken.entrySet()) {
+            OptionalLong l = consumer.currentLag(e.getKey());
+            if (l.isPresent() && l.getAsLong() == 0) {
+                caughtUp.add(e.getKey());
+            }
+            recordsBehind += l.orElse(0) + e.getValue().get();
         }
+        this.caughtUp = caughtUp;
         behind = behind || recordsBehind >= BACKLOG;
         fetched.add(new Fetched(records, caughtUp));
         LockSupport.unpark(takerThread);
