@@ -60,12 +60,16 @@ import picocli.CommandLine.Option;
  * </ol>
  *
  * The two run in interleaved rounds (three by default); the table gives medians and the range of
- * the per-round ratio.
+ * the per-round ratio. Before them, per shape, warm-up rounds (two by default) run the same way
+ * and count nowhere: each round starts a new detector, and the first rounds run while the JIT
+ * compiler still compiles the detector's paths (its threads took 57–78 % of a core in the first
+ * detector round of a run, 4–21 % from the third on), which a detector that runs for days pays
+ * once. Their ratios are printed and given in their own column.
  *
  * Run: {@code ./skewguard bench detector} (docs/detector-benchmark.md); slots are 4096.
  */
 @Command(name = "detector", mixinStandardHelpOptions = true,
-        description = {"Detector throughput against a plain consumer (read + decode) on an in-JVM broker (~5 min).",
+        description = {"Detector throughput against a plain consumer (read + decode) on an in-JVM broker (~2 min).",
             "Interleaved rounds of each on the same topic; medians and the per-round ratios."})
 public final class DetectorThroughput implements Callable<Integer> {
 
@@ -93,11 +97,24 @@ public final class DetectorThroughput implements Callable<Integer> {
     @Option(names = "--rounds", defaultValue = "3", description = "interleaved rounds, consumer then detector (default: ${DEFAULT-VALUE})")
     int rounds;
 
+    @Option(names = "--warmup-rounds", defaultValue = "2",
+            description = {"rounds per shape before the counted ones, run the same way and counted nowhere: the first rounds"
+                    + " run while the JIT compiler still compiles the detector (default: ${DEFAULT-VALUE})"})
+    int warmupRounds;
+
+    @Option(names = "--detector-setting", paramLabel = "KEY=VALUE",
+            description = {"a setting of the detector, as in its configuration file (docs/configuration.md), on top of the"
+                    + " benchmark's own; repeatable. The plain consumer keeps the client's defaults"})
+    Map<String, String> detectorSettings = new HashMap<>();
+
     @Override
     public Integer call() throws Exception {
         if (events < 1 || partitions < 1 || threads < 1 || rounds < 1 || shapes.stream().anyMatch(n -> n < 1)) {
             throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
                     "--events, --partitions, --nodes, --ingest-threads and --rounds must all be at least 1");
+        }
+        if (warmupRounds < 0) {
+            throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "--warmup-rounds must be 0 or more");
         }
         MachineLoad load = MachineLoad.now();
         List<String> rows = new ArrayList<>();
@@ -114,8 +131,8 @@ public final class DetectorThroughput implements Callable<Integer> {
             }
         }
         System.out.println();
-        System.out.println("| nodes × slots | events | ingest threads | plain consumer (read + decode) events/s, median | detector events/s (all input taken), median | ratio detector / consumer (medians; per-round range) | detector events/s (all input committed), median | ratio, committed / consumer | detector heap after a full window |");
-        System.out.println("|---|---|---|---|---|---|---|---|---|");
+        System.out.println("| nodes × slots | events | ingest threads | plain consumer (read + decode) events/s, median | detector events/s (all input taken), median | ratio detector / consumer (medians; per-round range) | detector events/s (all input committed), median | ratio, committed / consumer | detector heap after a full window | warm-up rounds' ratios (not counted) |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|---|");
         rows.forEach(System.out::println);
         System.out.println();
         System.out.println(load.untilNow());
@@ -141,12 +158,19 @@ public final class DetectorThroughput implements Callable<Integer> {
         List<Double> committedRates = new ArrayList<>();
         List<Double> ratios = new ArrayList<>();
         List<Long> heaps = new ArrayList<>();
-        for (int round = 1; round <= rounds; round++) {
+        List<String> warmups = new ArrayList<>();
+        for (int round = 1; round <= warmupRounds + rounds; round++) {
+            boolean warmup = round <= warmupRounds;
+            String name = warmup ? "warm-up round " + round : "round " + (round - warmupRounds);
             double c = plainConsumer(kafka, topics, writeSerde, events);
-            System.out.printf("%d nodes, round %d: plain consumer %.0f events/s%n", nodes, round, c);
+            System.out.printf("%d nodes, %s: plain consumer %.0f events/s%n", nodes, name, c);
             Measured d = detector(kafka, topics, serdeConfig, nodes + "-" + round, round, threads, total, ends);
-            System.out.printf("%d nodes, round %d: detector %.0f events/s (committed: %.0f), heap held %.1f MB%n",
-                    nodes, round, d.rate(), d.committedRate(), d.heap() / 1e6);
+            System.out.printf("%d nodes, %s: detector %.0f events/s (committed: %.0f), heap held %.1f MB; ratio %.2f%s%n",
+                    nodes, name, d.rate(), d.committedRate(), d.heap() / 1e6, d.rate() / c, warmup ? ", not counted" : "");
+            if (warmup) {
+                warmups.add(String.format("%.2f", d.rate() / c));
+                continue;
+            }
             plains.add(c);
             detectors.add(d.rate());
             committedRates.add(d.committedRate());
@@ -156,13 +180,14 @@ public final class DetectorThroughput implements Callable<Integer> {
         double plain = median(plains);
         double detector = median(detectors);
         double committed = median(committedRates);
-        return String.format("| %d × %d | %,d | %s | %,.0f | %,.0f | %.2f (rounds %.2f–%.2f) | %,.0f | %.2f | %.0f–%.0f MB |",
+        return String.format("| %d × %d | %,d | %s | %,.0f | %,.0f | %.2f (rounds %.2f–%.2f) | %,.0f | %.2f | %.0f–%.0f MB | %s |",
                 nodes, SLOTS, events, threads, plain, detector, detector / plain,
                 ratios.stream().mapToDouble(Double::doubleValue).min().orElse(0),
                 ratios.stream().mapToDouble(Double::doubleValue).max().orElse(0),
                 committed, committed / plain,
                 heaps.stream().mapToLong(Long::longValue).min().orElse(0) / 1e6,
-                heaps.stream().mapToLong(Long::longValue).max().orElse(0) / 1e6);
+                heaps.stream().mapToLong(Long::longValue).max().orElse(0) / 1e6,
+                warmups.isEmpty() ? "none" : String.join(", ", warmups));
     }
 
     private static double median(List<Double> values) {
@@ -174,16 +199,18 @@ public final class DetectorThroughput implements Callable<Integer> {
 
     private record Measured(double rate, double committedRate, long heap) {}
 
-    private static Measured detector(EmbeddedKafka kafka, Topics topics, Map<String, Object> serdeConfig, String id,
+    private Measured detector(EmbeddedKafka kafka, Topics topics, Map<String, Object> serdeConfig, String id,
             int round, String threads, long total, Map<TopicPartition, Long> ends) throws Exception {
         Path state = Files.createTempDirectory("detector-bench");
-        DetectorSettings settings = DetectorSettings.of(Map.of(
+        Map<String, String> given = new HashMap<>(detectorSettings);
+        given.putAll(Map.of(
                 DetectorSettings.BOOTSTRAP_SERVERS, kafka.bootstrapServers(),
                 DetectorSettings.SCHEMA_REGISTRY_URL, "mock://detector-bench",
                 DetectorSettings.APPLICATION_ID, "detector-bench-" + id,
                 DetectorSettings.TOPIC_PREFIX, topics.prefix(),
                 DetectorSettings.INGEST_THREADS, threads,
                 DetectorSettings.STATE_DIR, state.toString()));
+        DetectorSettings settings = DetectorSettings.of(given);
         double rate;
         double committedRate;
         long heapRunning;
