@@ -102,9 +102,14 @@ public final class DetectorThroughput implements Callable<Integer> {
                     + " run while the JIT compiler still compiles the detector (default: ${DEFAULT-VALUE})"})
     int warmupRounds;
 
+    /** The settings each round's detector gets from the benchmark (its broker, registry, names and state). */
+    private static final List<String> OWN_SETTINGS = List.of(DetectorSettings.BOOTSTRAP_SERVERS, DetectorSettings.SCHEMA_REGISTRY_URL,
+            DetectorSettings.APPLICATION_ID, DetectorSettings.TOPIC_PREFIX, DetectorSettings.INGEST_THREADS, DetectorSettings.STATE_DIR);
+
     @Option(names = "--detector-setting", paramLabel = "KEY=VALUE",
-            description = {"a setting of the detector, as in its configuration file (docs/configuration.md), on top of the"
-                    + " benchmark's own; repeatable. The plain consumer keeps the client's defaults"})
+            description = {"a setting of the detector, as in its configuration file (docs/configuration.md), beside the"
+                    + " benchmark's own (broker, registry, application id, topic prefix, ingest threads, state dir); repeatable."
+                    + " The plain consumer keeps the client's defaults"})
     Map<String, String> detectorSettings = new HashMap<>();
 
     @Override
@@ -115,6 +120,18 @@ public final class DetectorThroughput implements Callable<Integer> {
         }
         if (warmupRounds < 0) {
             throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "--warmup-rounds must be 0 or more");
+        }
+        for (String key : detectorSettings.keySet()) {
+            if (OWN_SETTINGS.contains(key)) {
+                throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+                        "--detector-setting " + key + ": the benchmark sets " + String.join(", ", OWN_SETTINGS) + " itself");
+            }
+        }
+        try {
+            DetectorSettings.of(detectorSettings); // a setting the detector cannot use fails now, not after producing the input
+        } catch (RuntimeException e) {
+            throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+                    "--detector-setting: " + e.getMessage());
         }
         MachineLoad load = MachineLoad.now();
         List<String> rows = new ArrayList<>();
