@@ -415,6 +415,57 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     /**
+     * The end offset (the next offset to be written) of every partition of {@code topics}. For a test
+     * or benchmark that waits until a consumer group has committed everything written.
+     */
+    public Map<TopicPartition, Long> endOffsets(String... topics) {
+        try {
+            Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
+            for (TopicDescription d : adminClient().describeTopics(List.of(topics)).allTopicNames()
+                    .get(TOPIC_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).values()) {
+                for (TopicPartitionInfo p : d.partitions()) {
+                    specs.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest());
+                }
+            }
+            Map<TopicPartition, Long> ends = new HashMap<>();
+            adminClient().listOffsets(specs).all().get(TOPIC_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                    .forEach((tp, info) -> ends.put(tp, info.offset()));
+            return ends;
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("could not list the end offsets of " + List.of(topics) + " on " + bootstrapServers(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while listing the end offsets of " + List.of(topics), e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("no end offsets of " + List.of(topics) + " within " + TOPIC_TIMEOUT, e);
+        }
+    }
+
+    /** The offsets consumer group {@code group} has committed, by partition: none for a group that committed nothing. */
+    public Map<TopicPartition, Long> committedOffsets(String group) {
+        try {
+            Map<TopicPartition, Long> offsets = new HashMap<>();
+            adminClient().listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
+                    .get(TOPIC_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).forEach((tp, o) -> {
+                        if (o != null) {
+                            offsets.put(tp, o.offset());
+                        }
+                    });
+            return offsets;
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof GroupIdNotFoundException) {
+                return Map.of();
+            }
+            throw new IllegalStateException("could not list the offsets of consumer group " + group + " on " + bootstrapServers(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while listing the offsets of consumer group " + group, e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("no offsets of consumer group " + group + " within " + TOPIC_TIMEOUT, e);
+        }
+    }
+
+    /**
      * Creates topics with {@code partitions} partitions each and waits until every partition has a
      * leader; fails with {@link IllegalStateException} if one exists already.
      */

@@ -18,9 +18,13 @@ import java.util.stream.IntStream;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.utils.Utils;
@@ -73,6 +77,18 @@ class EmbeddedKafkaIT {
             Map<String, String> byKey = records.stream()
                     .collect(Collectors.toMap(ConsumerRecord::key, ConsumerRecord::value));
             assertThat(byKey).hasSize(10_000).containsEntry("k-9999", "v-9999").containsEntry("k-0", "v-0");
+
+            Map<TopicPartition, Long> ends = kafka.endOffsets("ten-thousand");
+            assertThat(ends).hasSize(3);
+            assertThat(ends.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(10_000);
+            assertThat(kafka.committedOffsets("never-committed")).isEmpty();
+            TopicPartition first = new TopicPartition("ten-thousand", 0);
+            Map<String, Object> config = new java.util.HashMap<>(kafka.clientProperties());
+            config.put(ConsumerConfig.GROUP_ID_CONFIG, "committed-seven");
+            try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
+                consumer.commitSync(Map.of(first, new OffsetAndMetadata(7)));
+            }
+            assertThat(kafka.committedOffsets("committed-seven")).containsExactly(Map.entry(first, 7L));
         } finally {
             kafka.close();
         }

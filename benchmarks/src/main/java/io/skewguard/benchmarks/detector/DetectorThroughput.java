@@ -21,12 +21,9 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
-import org.apache.kafka.clients.admin.ListOffsetsResult;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -167,8 +164,8 @@ public final class DetectorThroughput implements Callable<Integer> {
         long produced = produce(kafka, topics, writeSerde, capacitySerde, events, nodes);
         System.out.printf("%d nodes: produced %d write events%n", nodes, produced);
 
-        long total = total(kafka, topics, partitions);
-        Map<TopicPartition, Long> ends = endOffsets(kafka, topics, partitions);
+        Map<TopicPartition, Long> ends = kafka.endOffsets(topics.nodeWrites(), topics.nodeCapacity());
+        long total = ends.values().stream().mapToLong(Long::longValue).sum();
         // interleaved rounds, median of each: the machine is noisy (the same run varies by 2x)
         List<Double> plains = new ArrayList<>();
         List<Double> detectors = new ArrayList<>();
@@ -347,30 +344,10 @@ public final class DetectorThroughput implements Callable<Integer> {
         }
     }
 
-    private static Map<TopicPartition, Long> endOffsets(EmbeddedKafka kafka, Topics topics, int partitions) throws Exception {
-        Map<TopicPartition, OffsetSpec> request = new HashMap<>();
-        for (int p = 0; p < partitions; p++) {
-            request.put(new TopicPartition(topics.nodeWrites(), p), OffsetSpec.latest());
-            request.put(new TopicPartition(topics.nodeCapacity(), p), OffsetSpec.latest());
-        }
-        Map<TopicPartition, Long> ends = new HashMap<>();
-        for (Map.Entry<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> e
-                : kafka.adminClient().listOffsets(request).all().get().entrySet()) {
-            ends.put(e.getKey(), e.getValue().offset());
-        }
-        return ends;
-    }
-
-    private static long total(EmbeddedKafka kafka, Topics topics, int partitions) throws Exception {
-        return endOffsets(kafka, topics, partitions).values().stream().mapToLong(Long::longValue).sum();
-    }
-
-    private static boolean caughtUp(EmbeddedKafka kafka, String group, Map<TopicPartition, Long> ends) throws Exception {
-        Map<TopicPartition, OffsetAndMetadata> committed =
-                kafka.adminClient().listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+    private static boolean caughtUp(EmbeddedKafka kafka, String group, Map<TopicPartition, Long> ends) {
+        Map<TopicPartition, Long> committed = kafka.committedOffsets(group);
         for (Map.Entry<TopicPartition, Long> e : ends.entrySet()) {
-            OffsetAndMetadata c = committed.get(e.getKey());
-            if (e.getValue() > 0 && (c == null || c.offset() < e.getValue())) {
+            if (e.getValue() > 0 && committed.getOrDefault(e.getKey(), 0L) < e.getValue()) {
                 return false;
             }
         }

@@ -16,11 +16,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -136,30 +134,17 @@ class IngestLoopCommitIT {
         assertThat(loop.metrics().value("records-ingested-total")).as("records taken").isEqualTo((double) records);
     }
 
-    /** The end offset of every input partition with records. */
-    private static Map<TopicPartition, Long> endOffsets(Topics topics) throws Exception {
-        Map<TopicPartition, OffsetSpec> request = new HashMap<>();
-        for (int p = 0; p < 3; p++) {
-            request.put(new TopicPartition(topics.nodeWrites(), p), OffsetSpec.latest());
-        }
-        Map<TopicPartition, Long> ends = new HashMap<>();
-        KAFKA.broker().adminClient().listOffsets(request).all().get().forEach((tp, info) -> {
-            if (info.offset() > 0) {
-                ends.put(tp, info.offset());
-            }
-        });
+    /** The end offset of every partition of node-writes with records. */
+    private static Map<TopicPartition, Long> endOffsets(Topics topics) {
+        Map<TopicPartition, Long> ends = new HashMap<>(KAFKA.broker().endOffsets(topics.nodeWrites()));
+        ends.values().removeIf(end -> end == 0);
         return ends;
     }
 
     /** The ingest group's committed offsets on node-writes. */
-    private static Map<TopicPartition, Long> committed(DetectorSettings settings) throws Exception {
-        Map<TopicPartition, Long> offsets = new HashMap<>();
-        for (Map.Entry<TopicPartition, OffsetAndMetadata> e : KAFKA.broker().adminClient()
-                .listConsumerGroupOffsets(settings.ingestGroupId()).partitionsToOffsetAndMetadata().get().entrySet()) {
-            if (e.getValue() != null && e.getKey().topic().equals(settings.topics().nodeWrites())) {
-                offsets.put(e.getKey(), e.getValue().offset());
-            }
-        }
+    private static Map<TopicPartition, Long> committed(DetectorSettings settings) {
+        Map<TopicPartition, Long> offsets = new HashMap<>(KAFKA.broker().committedOffsets(settings.ingestGroupId()));
+        offsets.keySet().removeIf(tp -> !tp.topic().equals(settings.topics().nodeWrites()));
         return offsets;
     }
 
