@@ -193,11 +193,13 @@ public final class StoreUnderMigration implements Callable<Integer> {
         Histogram migrating = new Histogram(HIGHEST_MICROS, 3);
         Histogram switches = new Histogram(HIGHEST_MICROS, 3);
         Histogram movedSlots = new Histogram(HIGHEST_MICROS, 3);
+        Histogram quietMovable = new Histogram(HIGHEST_MICROS, 3);
         List<Histogram> quietRounds = new ArrayList<>();
         List<Histogram> migratingRounds = new ArrayList<>();
         ZipfKeys heat = new ZipfKeys(slots, keys, heatSkew, 7);
-        Writer writer = new Writer(cluster, drawKeys(heat), writesPerSecond, valueBytes, quiet, migrating, movedSlots);
         int[] order = movedInOrder(heat);
+        Writer writer = new Writer(cluster, drawKeys(heat), writesPerSecond, valueBytes, quiet, migrating, movedSlots,
+                quietMovable, order);
         double movedShare = 0;
         for (int slot : order) {
             movedShare += heat.share(slot);
@@ -261,7 +263,7 @@ public final class StoreUnderMigration implements Callable<Integer> {
         if (driver.failure != null) {
             throw new IllegalStateException("the migration driver failed", driver.failure);
         }
-        return new Result(quiet, migrating, movedSlots, quietRounds, migratingRounds, warmQuiet,
+        return new Result(quiet, migrating, movedSlots, quietMovable, quietRounds, migratingRounds, warmQuiet,
                 warmupMigrating ? warmMigrating : null, switches, driver.moved, driver.bytesCopied, driver.lastBudget, writer.behind,
                 governor == null ? null : governor.intervals(), governor == null ? null : governor.state());
     }
@@ -291,7 +293,7 @@ public final class StoreUnderMigration implements Callable<Integer> {
     }
 
     /** The figures of one run. */
-    private record Result(Histogram quiet, Histogram migrating, Histogram movedSlots, List<Histogram> quietRounds,
+    private record Result(Histogram quiet, Histogram migrating, Histogram movedSlots, Histogram quietMovable, List<Histogram> quietRounds,
                           List<Histogram> migratingRounds, Histogram warmQuiet, Histogram warmMigrating, Histogram switches, int moved, long bytesCopied,
                           long budget, long behind, LatencyGovernor.Intervals paceIntervals, CopyPacer.Pace pace) {
         String markdown(int rate, int phaseSeconds, int rounds) {
@@ -308,6 +310,9 @@ public final class StoreUnderMigration implements Callable<Integer> {
             }
             out.append("| write latency (µs, from due time) | writes | p50 | p99 | p99.9 | max |\n|---|---:|---:|---:|---:|---:|\n");
             out.append(row("quiet (baseline)", quiet));
+            if (quietMovable.getTotalCount() > 0) {
+                out.append(row("quiet: writes of the slots the run moves (the colder share)", quietMovable));
+            }
             out.append(row("migrating", migrating));
             Histogram others = migrating.copy();
             others.subtract(movedSlots);
@@ -402,6 +407,8 @@ public final class StoreUnderMigration implements Callable<Integer> {
         private final Histogram quiet;
         private final Histogram migrating;
         private final Histogram movedSlots;
+        private final Histogram quietMovable;
+        private final boolean[] movable;
         private volatile Histogram phase;
         private volatile Histogram round;
         private volatile boolean running = true;
@@ -409,7 +416,8 @@ public final class StoreUnderMigration implements Callable<Integer> {
         volatile long behind;
         volatile Throwable failure;
 
-        Writer(Cluster cluster, String[] keys, int rate, int valueBytes, Histogram quiet, Histogram migrating, Histogram movedSlots) {
+        Writer(Cluster cluster, String[] keys, int rate, int valueBytes, Histogram quiet, Histogram migrating, Histogram movedSlots,
+               Histogram quietMovable, int[] moved) {
             this.cluster = cluster;
             this.keys = keys;
             this.rate = rate;
@@ -417,6 +425,11 @@ public final class StoreUnderMigration implements Callable<Integer> {
             this.quiet = quiet;
             this.migrating = migrating;
             this.movedSlots = movedSlots;
+            this.quietMovable = quietMovable;
+            this.movable = new boolean[cluster.slots];
+            for (int slot : moved) {
+                movable[slot] = true;
+            }
         }
 
         /** From now on, writes due count in {@code h} and {@code roundOfIt} (null: nowhere). */
@@ -463,6 +476,8 @@ public final class StoreUnderMigration implements Callable<Integer> {
                         }
                         if (h == migrating && moved) {
                             movedSlots.recordValue(micros);
+                        } else if (h == quiet && movable[slot]) {
+                            quietMovable.recordValue(micros);
                         }
                     }
                     written++;
