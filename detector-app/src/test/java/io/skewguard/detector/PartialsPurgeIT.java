@@ -20,7 +20,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -138,15 +137,9 @@ class PartialsPurgeIT {
         return result;
     }
 
-    private Map<TopicPartition, Long> committedByStageTwo() throws Exception {
-        Map<TopicPartition, OffsetAndMetadata> committed = KAFKA.broker().adminClient()
-                .listConsumerGroupOffsets(settings.applicationId()).partitionsToOffsetAndMetadata().get();
-        Map<TopicPartition, Long> result = new HashMap<>();
-        committed.forEach((tp, o) -> {
-            if (tp.topic().equals(settings.partialsTopic()) && o != null) {
-                result.put(tp, o.offset());
-            }
-        });
+    private Map<TopicPartition, Long> committedByStageTwo() {
+        Map<TopicPartition, Long> result = new HashMap<>(KAFKA.broker().committedOffsets(settings.applicationId()));
+        result.keySet().removeIf(tp -> !tp.topic().equals(settings.partialsTopic()));
         return result;
     }
 

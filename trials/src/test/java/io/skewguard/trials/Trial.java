@@ -39,7 +39,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -521,16 +520,15 @@ final class Trial {
         // the agent service is frozen while this runs: the state files (local reads) first, the broker's
         // committed offsets only for an effect applied and not known committed, so that a look is short
         // and the agents run most of the time
-        Map<String, Map<TopicPartition, OffsetAndMetadata>> committed = new HashMap<>();
+        Map<String, Map<TopicPartition, Long>> committed = new HashMap<>();
         Map<String, AgentState> states = new HashMap<>();
         for (Map.Entry<String, Delivered> e : firstOfEffect.entrySet()) {
             Delivered d = e.getValue();
             if (settled.contains(e.getKey()) || !applied(states.computeIfAbsent(d.node(), stack::appliedState), d)) {
                 continue;
             }
-            Map<TopicPartition, OffsetAndMetadata> offsets = committed.computeIfAbsent(d.node(), this::committedOffsets);
-            OffsetAndMetadata o = offsets.get(new TopicPartition(d.topic(), d.partition()));
-            if (o != null && o.offset() > d.offset()) {
+            Long o = committed.computeIfAbsent(d.node(), this::committedOffsets).get(new TopicPartition(d.topic(), d.partition()));
+            if (o != null && o > d.offset()) {
                 settled.add(e.getKey()); // committed: it stays so
                 continue;
             }
@@ -539,13 +537,9 @@ final class Trial {
         return Optional.empty();
     }
 
-    private Map<TopicPartition, OffsetAndMetadata> committedOffsets(String node) {
-        try {
-            return stack.broker().adminClient().listConsumerGroupOffsets(TrialStack.agentGroup(node))
-                    .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot read the committed offsets of " + TrialStack.agentGroup(node), e);
-        }
+    /** What {@code node}'s agent group has committed, per partition. */
+    private Map<TopicPartition, Long> committedOffsets(String node) {
+        return stack.broker().committedOffsets(TrialStack.agentGroup(node));
     }
 
     private List<Delivered> newCommands() {
@@ -590,8 +584,8 @@ final class Trial {
     }
 
     private boolean committed(Delivered d) {
-        OffsetAndMetadata o = committedOffsets(d.node()).get(new TopicPartition(d.topic(), d.partition()));
-        return o != null && o.offset() > d.offset();
+        Long o = committedOffsets(d.node()).get(new TopicPartition(d.topic(), d.partition()));
+        return o != null && o > d.offset();
     }
 
     // ------------------------------------------------------------------------------------ rest
@@ -672,11 +666,10 @@ final class Trial {
         Map<String, Long> lag = new TreeMap<>();
         List<Delivered> all = newCommands();
         for (String node : stack.nodes()) {
-            Map<TopicPartition, OffsetAndMetadata> offsets = stack.broker().adminClient()
-                    .listConsumerGroupOffsets(TrialStack.agentGroup(node)).partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
+            Map<TopicPartition, Long> offsets = committedOffsets(node);
             long behind = all.stream().filter(d -> {
-                OffsetAndMetadata o = offsets.get(new TopicPartition(d.topic(), d.partition()));
-                return o == null || o.offset() <= d.offset();
+                Long o = offsets.get(new TopicPartition(d.topic(), d.partition()));
+                return o == null || o <= d.offset();
             }).count();
             lag.put(node, behind);
         }

@@ -140,10 +140,8 @@ class CtlCommandIT {
                 .deserialize(topics.control(), r.value());
     }
 
-    private long controlRecords() throws Exception {
-        TopicPartition tp = new TopicPartition(topics.control(), 0);
-        return KAFKA.broker().adminClient().listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()))
-                .partitionResult(tp).get().offset();
+    private long controlRecords() {
+        return KAFKA.broker().endOffsets(topics.control()).get(new TopicPartition(topics.control(), 0));
     }
 
     @Test

@@ -118,10 +118,8 @@ class NodeCommandIT {
                 expected, Duration.ofSeconds(30));
     }
 
-    private long membershipRecords() throws Exception {
-        TopicPartition tp = new TopicPartition(topics.membership(), 0);
-        return KAFKA.broker().adminClient().listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()))
-                .partitionResult(tp).get().offset();
+    private long membershipRecords() {
+        return KAFKA.broker().endOffsets(topics.membership()).get(new TopicPartition(topics.membership(), 0));
     }
 
     @Test

@@ -64,12 +64,9 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.avro.specific.SpecificRecord;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -566,27 +563,16 @@ class InputFuzzIT {
      * (as they are now), or the app died, or {@link #WAIT} passed; whether everything was consumed.
      */
     private boolean awaitConsumed(String group, Set<String> topics, BooleanSupplier alive) throws InterruptedException {
-        try (Admin admin = KAFKA.broker().adminClient()) {
-            Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
-            for (String t : topics) {
-                specs.put(new TopicPartition(t, 0), OffsetSpec.latest());
+        Map<TopicPartition, Long> end = KAFKA.broker().endOffsets(topics.toArray(String[]::new));
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (System.nanoTime() < deadline && alive.getAsBoolean()) {
+            Map<TopicPartition, Long> committed = KAFKA.broker().committedOffsets(group);
+            if (end.entrySet().stream().allMatch(e -> committed.getOrDefault(e.getKey(), -1L) >= e.getValue())) {
+                return true;
             }
-            Map<TopicPartition, Long> end = new HashMap<>();
-            admin.listOffsets(specs).all().get().forEach((tp, info) -> end.put(tp, info.offset()));
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            while (System.nanoTime() < deadline && alive.getAsBoolean()) {
-                Map<TopicPartition, OffsetAndMetadata> committed =
-                        admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
-                if (end.entrySet().stream().allMatch(e -> committed.get(e.getKey()) != null
-                        && committed.get(e.getKey()).offset() >= e.getValue())) {
-                    return true;
-                }
-                Thread.sleep(200);
-            }
-            return false;
-        } catch (java.util.concurrent.ExecutionException e) {
-            throw new IllegalStateException(e.getCause());
+            Thread.sleep(200);
         }
+        return false;
     }
 
     /** Every committed record of {@code topic} (all partitions) as it stands now. */
