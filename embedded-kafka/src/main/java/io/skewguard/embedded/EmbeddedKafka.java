@@ -38,9 +38,11 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
@@ -397,21 +399,9 @@ public final class EmbeddedKafka implements AutoCloseable {
      * For a test that an application under test joined its group, or left it when it stopped.
      */
     public int groupMembers(String group) {
-        try {
-            ConsumerGroupDescription d = adminClient().describeConsumerGroups(List.of(group)).all()
-                    .get(TOPIC_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).get(group);
-            return d.groupState() == GroupState.DEAD ? 0 : d.members().size();
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof GroupIdNotFoundException) {
-                return 0;
-            }
-            throw new IllegalStateException("could not describe consumer group " + group + " on " + bootstrapServers(), e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while describing consumer group " + group, e);
-        } catch (java.util.concurrent.TimeoutException e) {
-            throw new IllegalStateException("no description of consumer group " + group + " within " + TOPIC_TIMEOUT, e);
-        }
+        ConsumerGroupDescription d = await(adminClient().describeConsumerGroups(List.of(group)).all(),
+                "describe consumer group " + group, Map.<String, ConsumerGroupDescription>of()).get(group);
+        return d == null || d.groupState() == GroupState.DEAD ? 0 : d.members().size();
     }
 
     /**
@@ -419,49 +409,48 @@ public final class EmbeddedKafka implements AutoCloseable {
      * or benchmark that waits until a consumer group has committed everything written.
      */
     public Map<TopicPartition, Long> endOffsets(String... topics) {
-        try {
-            Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
-            for (TopicDescription d : adminClient().describeTopics(List.of(topics)).allTopicNames()
-                    .get(TOPIC_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).values()) {
-                for (TopicPartitionInfo p : d.partitions()) {
-                    specs.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest());
-                }
+        String what = "list the end offsets of " + List.of(topics);
+        Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
+        for (TopicDescription d : await(adminClient().describeTopics(List.of(topics)).allTopicNames(), what, null).values()) {
+            for (TopicPartitionInfo p : d.partitions()) {
+                specs.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest());
             }
-            Map<TopicPartition, Long> ends = new HashMap<>();
-            adminClient().listOffsets(specs).all().get(TOPIC_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-                    .forEach((tp, info) -> ends.put(tp, info.offset()));
-            return ends;
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("could not list the end offsets of " + List.of(topics) + " on " + bootstrapServers(), e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while listing the end offsets of " + List.of(topics), e);
-        } catch (java.util.concurrent.TimeoutException e) {
-            throw new IllegalStateException("no end offsets of " + List.of(topics) + " within " + TOPIC_TIMEOUT, e);
         }
+        Map<TopicPartition, Long> ends = new HashMap<>();
+        await(adminClient().listOffsets(specs).all(), what, null).forEach((tp, info) -> ends.put(tp, info.offset()));
+        return ends;
     }
 
     /** The offsets consumer group {@code group} has committed, by partition: none for a group that committed nothing. */
     public Map<TopicPartition, Long> committedOffsets(String group) {
+        Map<TopicPartition, Long> offsets = new HashMap<>();
+        await(adminClient().listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata(),
+                "list the offsets of consumer group " + group, Map.<TopicPartition, OffsetAndMetadata>of()).forEach((tp, o) -> {
+                    if (o != null) {
+                        offsets.put(tp, o.offset());
+                    }
+                });
+        return offsets;
+    }
+
+    /**
+     * The value of an admin call's {@code future}, waited for up to {@link #TOPIC_TIMEOUT}; {@code
+     * ifGroupUnknown} if it failed because a consumer group it names does not exist. Any other failure,
+     * the timeout or an interrupt is an {@link IllegalStateException} saying it could not {@code what}.
+     */
+    private <T> T await(KafkaFuture<T> future, String what, T ifGroupUnknown) {
         try {
-            Map<TopicPartition, Long> offsets = new HashMap<>();
-            adminClient().listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
-                    .get(TOPIC_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).forEach((tp, o) -> {
-                        if (o != null) {
-                            offsets.put(tp, o.offset());
-                        }
-                    });
-            return offsets;
+            return future.get(TOPIC_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof GroupIdNotFoundException) {
-                return Map.of();
+                return ifGroupUnknown;
             }
-            throw new IllegalStateException("could not list the offsets of consumer group " + group + " on " + bootstrapServers(), e.getCause());
+            throw new IllegalStateException("could not " + what + " on " + bootstrapServers(), e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while listing the offsets of consumer group " + group, e);
+            throw new IllegalStateException("interrupted while trying to " + what, e);
         } catch (java.util.concurrent.TimeoutException e) {
-            throw new IllegalStateException("no offsets of consumer group " + group + " within " + TOPIC_TIMEOUT, e);
+            throw new IllegalStateException("could not " + what + ": no answer within " + TOPIC_TIMEOUT, e);
         }
     }
 
