@@ -187,7 +187,7 @@ final class RocksDbLedger implements Ledger {
      * neither find nor rule out is read with {@code get}. RocksJava's {@code get} throws and catches a
      * C++ exception inside its native code for every key it does not find, and a dual write's target
      * and a copy read mostly keys they do not hold yet: in {@code ./skewguard bench store} that made
-     * such a read about 25 µs slower than one that finds its key (docs/benchmarks.md, "Store: a key
+     * such a read about 20 µs slower than one that finds its key (docs/benchmarks.md, "Store: a key
      * not found, read without an exception").
      */
     @Override
