@@ -56,6 +56,7 @@ public record DetectorSettings(
         Duration purgeInterval,
         int streamThreads,
         int ingestThreads,
+        boolean ingestTakeThread,
         String instanceId,
         String stateDir,
         int healthPort,
@@ -88,6 +89,7 @@ public record DetectorSettings(
     public static final String PURGE_INTERVAL = "purge-interval";
     public static final String THREADS = "threads";
     public static final String INGEST_THREADS = "ingest-threads";
+    public static final String INGEST_TAKE_THREAD = "ingest-take-thread";
     public static final String INSTANCE_ID = "instance-id";
 
     public static final String DEFAULT_APPLICATION_ID = "skewguard-detector";
@@ -140,8 +142,15 @@ public record DetectorSettings(
                     Setting.integer(THREADS, 1, "Kafka Streams threads of stage two.")
                             .validatedBy(Validator.atLeast(1))
                             .mapsTo(StreamsConfig.NUM_STREAM_THREADS_CONFIG, v -> v.toString()),
-                    Setting.integer(INGEST_THREADS, 1, "Ingest loops (plain consumer + transactional producer each) in this process.")
-                            .validatedBy(Validator.atLeast(1)),
+                    Setting.integer(INGEST_THREADS, 0, "Ingest loops (plain consumer + transactional producer each) in this "
+                                    + "process. 0: one per partition of <prefix>node-writes (or of <prefix>node-capacity, "
+                                    + "if it has more), read from the broker at start, so that no loop waits for one "
+                                    + "partition's records to take another's in event-time order.")
+                            .validatedBy(Validator.atLeast(0)),
+                    Setting.bool(INGEST_TAKE_THREAD, false, "A second thread per ingest loop that takes (decodes, checks, "
+                            + "sums) the fetched records while the loop's thread polls the next ones. Worth it when a loop "
+                            + "reads several partitions (ingest-threads below the partitions); with one partition per "
+                            + "loop, taking on the loop's own thread measured faster."),
                     Setting.string(INSTANCE_ID, "", "Stable id of this instance, part of the ingest producers' "
                             + "transactional.id. Empty: a random one per start."))
             .fixes(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
@@ -192,6 +201,7 @@ public record DetectorSettings(
                 s.duration(PURGE_INTERVAL),
                 s.integer(THREADS),
                 s.integer(INGEST_THREADS),
+                s.bool(INGEST_TAKE_THREAD),
                 s.string(INSTANCE_ID),
                 s.string(STATE_DIR),
                 s.integer(HEALTH_PORT),

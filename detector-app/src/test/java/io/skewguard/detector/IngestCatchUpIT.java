@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -42,28 +43,37 @@ class IngestCatchUpIT {
 
     @Test
     void aBacklogIsTakenInEventTimeOrderSoNothingIsLateAndEveryWindowIsExact() throws Exception {
-        catchUp("catchup.", 5);
+        catchUp("catchup.", 5, Map.of(), 3); // the default: one loop per partition, one thread each
+    }
+
+    @Test
+    void oneLoopOnOneThreadTakesThePartitionsInEventTimeOrder() throws Exception {
+        catchUp("catchup-one.", 5, Map.of(DetectorSettings.INGEST_THREADS, "1"), 1);
     }
 
     @Test
     void aBacklogFetchedFasterThanItIsTakenPausesPartitionsAndLosesNothing() throws Exception {
-        // 120,000 write events, half of them on one node (so one partition holds half the backlog or more)
-        double pauses = catchUp("catchup-paused.", 0);
+        // 120,000 write events, half of them on one node (so one partition holds half the backlog or more),
+        // read by one loop whose taker takes while its thread fetches
+        double pauses = catchUp("catchup-paused.", 0,
+                Map.of(DetectorSettings.INGEST_THREADS, "1", DetectorSettings.INGEST_TAKE_THREAD, "true"), 1);
         assertThat(pauses).as("partitions paused while catching up").isPositive();
     }
 
     /**
      * Produces a minute of input, every {@code step} ms a write event ({@code step} 0: two every
      * millisecond, every other one on node n6), then starts the detector on it and checks that
-     * nothing is late and that every window is exact. Returns {@code partition-pauses-total}.
+     * nothing is late and that every window is exact ({@code ingest}: the ingest loops' settings, which
+     * start {@code loops} loops). Returns {@code partition-pauses-total}.
      */
-    private double catchUp(String prefix, long step) throws Exception {
+    private double catchUp(String prefix, long step, Map<String, String> ingest, int loops) throws Exception {
         Topics topics = new Topics(prefix);
         String id = prefix.replace(".", "") + "-it";
         KAFKA.broker().createTopics(3, topics.nodeWrites(), topics.nodeCapacity());
         KAFKA.broker().createTopics(1, topics.reports(), topics.alerts(), topics.dlq());
         Path stateDir = Files.createTempDirectory(id);
-        DetectorSettings settings = DetectorSettings.of(Map.of(
+        Map<String, String> given = new HashMap<>(ingest);
+        given.putAll(Map.of(
                 DetectorSettings.BOOTSTRAP_SERVERS, KAFKA.bootstrapServers(),
                 DetectorSettings.SCHEMA_REGISTRY_URL, "mock://" + id,
                 DetectorSettings.APPLICATION_ID, id,
@@ -73,6 +83,7 @@ class IngestCatchUpIT {
                 DetectorSettings.GRACE, "2s",
                 DetectorSettings.COOLDOWN, "6s",
                 DetectorSettings.STATE_DIR, stateDir.toString()));
+        DetectorSettings settings = DetectorSettings.of(given);
         Map<String, Object> serde = settings.serdeConfig();
         List<WriteEvent> produced = new ArrayList<>();
         long inputRecords = 0;
@@ -105,6 +116,7 @@ class IngestCatchUpIT {
         try (var reportSerde = SchemaRegistrySerde.of(SkewReport.class, serde, false);
                 DetectorApp.Running app = DetectorApp.start(settings)) {
             assertThat(app.awaitRunning(Duration.ofSeconds(60))).as("detector running").isTrue();
+            assertThat(app.ingestLoops()).as("ingest loops").hasSize(loops);
             long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
             while (app.ingestMetric("records-ingested-total") < inputRecords && System.nanoTime() < deadline) {
                 Thread.sleep(20);

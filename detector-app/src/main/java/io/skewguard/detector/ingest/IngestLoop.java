@@ -85,7 +85,9 @@ import org.slf4j.LoggerFactory;
  * times, so a partition read ahead of the others — catching up after downtime, a small topic such
  * as node-capacity fetched whole — makes no event late.
  *
- * <p><b>Two threads.</b> The loop's own thread owns the clients: it polls, pauses and resumes
+ * <p><b>One thread or two</b> ({@code ingest-take-thread}). By default the loop's own thread does
+ * everything: after each poll it takes what the poll brought, then polls again. With the setting on,
+ * the loop's own thread owns the clients: it polls, pauses and resumes
  * partitions, commits and handles the rebalances. A second thread of the loop's, the taker, takes the
  * fetched records (decodes, checks and sums them into the buffers) while the loop's thread polls the
  * next ones, so a loop uses two cores. Each poll's records go to the taker with what it needs of the
@@ -139,8 +141,9 @@ public final class IngestLoop {
     private final IngestBuffer.Sink sink;
     private final Thread thread;
     private final CountDownLatch done = new CountDownLatch(1);
-    /** The taker: takes the fetched records (see the class comment). */
+    /** The taker: takes the fetched records (see the class comment); started only with {@code ingest-take-thread}. */
     private final Thread takerThread;
+    private final boolean takeThread;
     /** Polls the taker has not seen yet, oldest first; put by the loop's thread only. */
     private final LinkedBlockingQueue<Fetched> fetched = new LinkedBlockingQueue<>();
     /** Guards what the taker works on (see the class comment); fair, so a commit waits for one take at most. */
@@ -240,6 +243,7 @@ public final class IngestLoop {
         this.thread = new Thread(this::run, name);
         this.takerThread = new Thread(this::take, name + "-take");
         this.takerThread.setDaemon(true);
+        this.takeThread = settings.ingestTakeThread();
     }
 
     public String name() {
@@ -255,7 +259,9 @@ public final class IngestLoop {
     }
 
     public void start() {
-        takerThread.start();
+        if (takeThread) {
+            takerThread.start();
+        }
         thread.start();
     }
 
@@ -499,7 +505,29 @@ public final class IngestLoop {
         this.caughtUp = caughtUp;
         behind = behind || recordsBehind >= BACKLOG;
         fetched.add(new Fetched(records, caughtUp));
-        LockSupport.unpark(takerThread);
+        if (takeThread) {
+            LockSupport.unpark(takerThread);
+        } else {
+            takeHere();
+        }
+    }
+
+    /**
+     * Without a taker: the loop's thread takes what its polls brought, as the taker would (an error is
+     * thrown here, where the taker's would be after the next poll). Paused partitions are resumed by
+     * {@link #pauseOrResume} before the next poll, so no poll needs waking.
+     */
+    private void takeHere() {
+        lock.lock();
+        try {
+            enqueueFetched();
+            if (System.nanoTime() - registryRetryAt >= 0) {
+                metrics.ingested(processQueued());
+                output = (positions.isEmpty() ? 0 : 1) | (pending.isEmpty() ? 0 : 2);
+            }
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -541,7 +569,7 @@ public final class IngestLoop {
      * until the loop's thread has looked at the counts again).
      */
     private void wakeToResume() {
-        if (backlogged.isEmpty() || resumeWanted.get()) {
+        if (!takeThread || backlogged.isEmpty() || resumeWanted.get()) { // without a taker the loop's thread is not in a poll
             return;
         }
         for (Lane lane : queues.values()) {
