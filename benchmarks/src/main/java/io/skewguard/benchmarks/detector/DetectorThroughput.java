@@ -145,8 +145,11 @@ public final class DetectorThroughput implements Callable<Integer> {
         if (loops > 1) {
             broker.brokerProperty("group.initial.rebalance.delay.ms", "3000");
         }
-        try (EmbeddedKafka kafka = broker.build().start()) {
-            for (int nodes : shapes) {
+        // a broker of its own per shape: a shape's rounds do not run beside the topics, groups and
+        // transactions the shapes before it left (its input topic, and each round's partials and
+        // stage-two topics)
+        for (int nodes : shapes) {
+            try (EmbeddedKafka kafka = broker.build().start()) {
                 rows.add(run(kafka, events, partitions, nodes, Integer.toString(threads),
                         threads > 0 ? Integer.toString(threads) : loops + " (one per partition)"));
             }
