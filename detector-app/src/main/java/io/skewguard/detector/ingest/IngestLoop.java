@@ -520,13 +520,22 @@ public final class IngestLoop {
     private void takeHere() {
         lock.lock();
         try {
-            enqueueFetched();
-            if (System.nanoTime() - registryRetryAt >= 0) {
-                metrics.ingested(processQueued());
-                output = (positions.isEmpty() ? 0 : 1) | (pending.isEmpty() ? 0 : 2);
-            }
+            takeFetched();
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * Under the lock, on the thread that takes: every poll not seen yet into the queues, then what they
+     * allow taken (unless the registry's wait is on).
+     */
+    private void takeFetched() {
+        enqueueFetched();
+        if (System.nanoTime() - registryRetryAt >= 0) {
+            metrics.ingested(processQueued());
+            output = (positions.isEmpty() ? 0 : 1) | (pending.isEmpty() ? 0 : 2);
+            wakeToResume();
         }
     }
 
@@ -611,12 +620,7 @@ public final class IngestLoop {
             }
             lock.lock();
             try {
-                enqueueFetched();
-                if (System.nanoTime() - registryRetryAt >= 0) {
-                    metrics.ingested(processQueued());
-                    output = (positions.isEmpty() ? 0 : 1) | (pending.isEmpty() ? 0 : 2);
-                    wakeToResume();
-                }
+                takeFetched();
             } catch (RuntimeException e) {
                 takerFailure = e;
             } finally {
