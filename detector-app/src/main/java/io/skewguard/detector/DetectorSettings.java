@@ -142,15 +142,14 @@ public record DetectorSettings(
                     Setting.integer(THREADS, 1, "Kafka Streams threads of stage two.")
                             .validatedBy(Validator.atLeast(1))
                             .mapsTo(StreamsConfig.NUM_STREAM_THREADS_CONFIG, v -> v.toString()),
-                    Setting.integer(INGEST_THREADS, 0, "Ingest loops (plain consumer + transactional producer each) in this "
-                                    + "process. 0: one per partition of <prefix>node-writes (or of <prefix>node-capacity, "
-                                    + "if it has more), read from the broker at start, so that no loop waits for one "
-                                    + "partition's records to take another's in event-time order.")
-                            .validatedBy(Validator.atLeast(0)),
-                    Setting.bool(INGEST_TAKE_THREAD, false, "A second thread per ingest loop that takes (decodes, checks, "
-                            + "sums) the fetched records while the loop's thread polls the next ones. Worth it when a loop "
-                            + "reads several partitions (ingest-threads below the partitions); with one partition per "
-                            + "loop, taking on the loop's own thread measured faster."),
+                    Setting.integer(INGEST_THREADS, 1, "Ingest loops (plain consumer + transactional producer each) in this "
+                                    + "process. Each loop takes its partitions' records in event-time order; several loops "
+                                    + "each run at their own pace, and one that runs ahead by more than the window while "
+                                    + "catching up makes stage two drop the others' heat as too old.")
+                            .validatedBy(Validator.atLeast(1)),
+                    Setting.bool(INGEST_TAKE_THREAD, true, "A second thread per ingest loop that takes (decodes, checks, "
+                            + "sums) the fetched records while the loop's thread polls the next ones; false: the loop's "
+                            + "own thread takes each poll's records before the next poll."),
                     Setting.string(INSTANCE_ID, "", "Stable id of this instance, part of the ingest producers' "
                             + "transactional.id. Empty: a random one per start."))
             .fixes(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",

@@ -3,24 +3,17 @@ package io.skewguard.detector;
 import io.skewguard.detector.ingest.IngestLoop;
 import io.skewguard.runtime.lifecycle.Service;
 import io.skewguard.runtime.metrics.InputLag;
-import io.skewguard.schemas.Topics;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.TopicDescription;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Stage one as a {@link Service}: {@code ingest-threads} {@link IngestLoop}s (0: one per partition of
- * the larger input topic), each a plain consumer
+ * Stage one as a {@link Service}: {@code ingest-threads} {@link IngestLoop}s, each a plain consumer
  * of the input topics and a transactional producer of partials. Ready once every loop has its first
  * assignment; failed once a loop stopped on an error it does not retry. Closing hands on what every
  * loop buffers and commits it with the input offsets.
@@ -50,36 +43,13 @@ final class IngestStage implements Service {
         // a stable instance id keeps the transactional ids across restarts, so that a restart fences
         // its predecessor's open transactions at once instead of after their timeout
         String instance = settings.instanceId().isBlank() ? UUID.randomUUID().toString() : settings.instanceId();
-        int count = settings.ingestThreads() > 0 ? settings.ingestThreads() : inputPartitions();
+        int count = settings.ingestThreads();
         LOG.info("starting {} ingest loop(s), {} thread(s) each", count, settings.ingestTakeThread() ? 2 : 1);
         for (int i = 0; i < count; i++) {
             IngestLoop loop = new IngestLoop(settings, settings.partialsTopic(), instance, i, e -> failure.compareAndSet(null, e));
             loops.add(loop);
             lags.add(InputLag.of(loop.name(), loop::consumerMetrics));
             loop.start();
-        }
-    }
-
-    /**
-     * {@code ingest-threads} 0: one loop per partition of the larger input topic. The partials topic's
-     * step has checked both exist just before.
-     */
-    private int inputPartitions() {
-        Topics topics = settings.topics();
-        List<String> inputs = List.of(topics.nodeWrites(), topics.nodeCapacity());
-        try (Admin admin = Admin.create(settings.adminProperties())) {
-            int partitions = 1;
-            for (TopicDescription d : admin.describeTopics(inputs).allTopicNames().get(30, TimeUnit.SECONDS).values()) {
-                partitions = Math.max(partitions, d.partitions().size());
-            }
-            return partitions;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while reading the partitions of " + inputs, e);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("cannot read the partitions of " + inputs + " to start one ingest loop per "
-                    + "partition (" + DetectorSettings.INGEST_THREADS + " 0): " + e.getMessage()
-                    + "; set " + DetectorSettings.INGEST_THREADS + " to a number of loops", e);
         }
     }
 

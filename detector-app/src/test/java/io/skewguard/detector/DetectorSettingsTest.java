@@ -58,8 +58,8 @@ class DetectorSettingsTest {
         assertThat(s.applicationId()).isEqualTo("skewguard-detector");
         assertThat(s.processingGuarantee()).isEqualTo(StreamsConfig.EXACTLY_ONCE_V2);
         assertThat(s.purgeInterval()).isEqualTo(Duration.ofSeconds(30));
-        assertThat(s.ingestThreads()).as("0: one ingest loop per input partition").isZero();
-        assertThat(s.ingestTakeThread()).as("each loop takes on its own thread").isFalse();
+        assertThat(s.ingestThreads()).as("one ingest loop").isEqualTo(1);
+        assertThat(s.ingestTakeThread()).as("the loop takes on a thread of its own").isTrue();
         assertThat(s.topics().nodeWrites()).isEqualTo("skew.node-writes");
         assertThat(s.streamsProperties())
                 .containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "1000")

@@ -43,20 +43,19 @@ class IngestCatchUpIT {
 
     @Test
     void aBacklogIsTakenInEventTimeOrderSoNothingIsLateAndEveryWindowIsExact() throws Exception {
-        catchUp("catchup.", 5, Map.of(), 3); // the default: one loop per partition, one thread each
+        catchUp("catchup.", 5, Map.of(), 1); // the default: one loop, with its taker
     }
 
     @Test
     void oneLoopOnOneThreadTakesThePartitionsInEventTimeOrder() throws Exception {
-        catchUp("catchup-one.", 5, Map.of(DetectorSettings.INGEST_THREADS, "1"), 1);
+        catchUp("catchup-one.", 5, Map.of(DetectorSettings.INGEST_TAKE_THREAD, "false"), 1);
     }
 
     @Test
     void aBacklogFetchedFasterThanItIsTakenPausesPartitionsAndLosesNothing() throws Exception {
         // 120,000 write events, half of them on one node (so one partition holds half the backlog or more),
         // read by one loop whose taker takes while its thread fetches
-        double pauses = catchUp("catchup-paused.", 0,
-                Map.of(DetectorSettings.INGEST_THREADS, "1", DetectorSettings.INGEST_TAKE_THREAD, "true"), 1);
+        double pauses = catchUp("catchup-paused.", 0, Map.of(), 1);
         assertThat(pauses).as("partitions paused while catching up").isPositive();
     }
 

@@ -88,8 +88,7 @@ public final class DetectorThroughput implements Callable<Integer> {
             description = "cluster shapes: node counts, each × 4096 slots (default: ${DEFAULT-VALUE})")
     List<Integer> shapes;
 
-    @Option(names = "--ingest-threads", defaultValue = "0",
-            description = "the detector's ingest loops; 0, the detector's own default: one per input partition (default: ${DEFAULT-VALUE})")
+    @Option(names = "--ingest-threads", defaultValue = "1", description = "the detector's ingest loops (default: ${DEFAULT-VALUE})")
     int threads;
 
     @Option(names = "--rounds", defaultValue = "3", description = "interleaved rounds, consumer then detector (default: ${DEFAULT-VALUE})")
@@ -112,13 +111,9 @@ public final class DetectorThroughput implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (events < 1 || partitions < 1 || rounds < 1 || shapes.stream().anyMatch(n -> n < 1)) {
+        if (events < 1 || partitions < 1 || threads < 1 || rounds < 1 || shapes.stream().anyMatch(n -> n < 1)) {
             throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
-                    "--events, --partitions, --nodes and --rounds must all be at least 1");
-        }
-        if (threads < 0) {
-            throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
-                    "--ingest-threads must be 0 (one per partition) or more");
+                    "--events, --partitions, --nodes, --ingest-threads and --rounds must all be at least 1");
         }
         if (warmupRounds < 0) {
             throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "--warmup-rounds must be 0 or more");
@@ -141,8 +136,7 @@ public final class DetectorThroughput implements Callable<Integer> {
         // with more than one ingest loop, every loop joins the group before the first assignment, as on
         // a real broker, instead of the first taking all input while the others are still joining
         EmbeddedKafka.Builder broker = EmbeddedKafka.builder();
-        int loops = threads > 0 ? threads : partitions;
-        if (loops > 1) {
+        if (threads > 1) {
             broker.brokerProperty("group.initial.rebalance.delay.ms", "3000");
         }
         // a broker of its own per shape: a shape's rounds do not run beside the topics, groups and
@@ -150,8 +144,7 @@ public final class DetectorThroughput implements Callable<Integer> {
         // stage-two topics)
         for (int nodes : shapes) {
             try (EmbeddedKafka kafka = broker.build().start()) {
-                rows.add(run(kafka, events, partitions, nodes, Integer.toString(threads),
-                        threads > 0 ? Integer.toString(threads) : loops + " (one per partition)"));
+                rows.add(run(kafka, events, partitions, nodes, Integer.toString(threads)));
             }
         }
         System.out.println();
@@ -163,7 +156,7 @@ public final class DetectorThroughput implements Callable<Integer> {
         return 0;
     }
 
-    private String run(EmbeddedKafka kafka, int events, int partitions, int nodes, String threads, String loops) throws Exception {
+    private String run(EmbeddedKafka kafka, int events, int partitions, int nodes, String threads) throws Exception {
         Topics topics = new Topics("bench" + nodes + ".");
         kafka.createTopics(partitions, topics.nodeWrites(), topics.nodeCapacity());
         kafka.createTopics(1, topics.reports(), topics.alerts(), topics.dlq());
@@ -205,7 +198,7 @@ public final class DetectorThroughput implements Callable<Integer> {
         double detector = median(detectors);
         double committed = median(committedRates);
         return String.format("| %d × %d | %,d | %s | %,.0f | %,.0f | %.2f (rounds %.2f–%.2f) | %,.0f | %.2f | %.0f–%.0f MB | %s |",
-                nodes, SLOTS, events, loops, plain, detector, detector / plain,
+                nodes, SLOTS, events, threads, plain, detector, detector / plain,
                 ratios.stream().mapToDouble(Double::doubleValue).min().orElse(0),
                 ratios.stream().mapToDouble(Double::doubleValue).max().orElse(0),
                 committed, committed / plain,

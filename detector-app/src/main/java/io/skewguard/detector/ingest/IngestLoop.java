@@ -85,9 +85,9 @@ import org.slf4j.LoggerFactory;
  * times, so a partition read ahead of the others — catching up after downtime, a small topic such
  * as node-capacity fetched whole — makes no event late.
  *
- * <p><b>One thread or two</b> ({@code ingest-take-thread}). By default the loop's own thread does
- * everything: after each poll it takes what the poll brought, then polls again. With the setting on,
- * the loop's own thread owns the clients: it polls, pauses and resumes
+ * <p><b>Two threads, or one</b> ({@code ingest-take-thread}, on by default). With the setting off the
+ * loop's own thread does everything: after each poll it takes what the poll brought, then polls again.
+ * With it on, the loop's own thread owns the clients: it polls, pauses and resumes
  * partitions, commits and handles the rebalances. A second thread of the loop's, the taker, takes the
  * fetched records (decodes, checks and sums them into the buffers) while the loop's thread polls the
  * next ones, so a loop uses two cores. Each poll's records go to the taker with what it needs of the
