@@ -9,6 +9,7 @@ import io.skewguard.runtime.state.StateLimits;
 import io.skewguard.schemas.CapacityEvent;
 import io.skewguard.schemas.DeadLetter;
 import io.skewguard.schemas.serde.RegistryUnavailableException;
+import io.skewguard.schemas.serde.SchemaRegistryDeserializer;
 import io.skewguard.schemas.ShardUsage;
 import io.skewguard.schemas.WriteEvent;
 import java.time.Clock;
@@ -20,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import org.apache.avro.generic.IndexedRecord;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.slf4j.Logger;
@@ -62,6 +64,8 @@ public final class IngestBuffer {
     private final String writesTopic;
     private final String capacityTopic;
     private final Deserializer<WriteEvent> writes;
+    /** Where {@link #writes} is the wire-format deserializer: its reuse of one record and decoder. */
+    private final SchemaRegistryDeserializer.Reading<WriteEvent> writeReading;
     private final Deserializer<CapacityEvent> capacities;
     private final InputCheck check;
     private final long tickMs;
@@ -92,6 +96,7 @@ public final class IngestBuffer {
         this.writesTopic = writesTopic;
         this.capacityTopic = capacityTopic;
         this.writes = writes;
+        this.writeReading = writes instanceof SchemaRegistryDeserializer<WriteEvent> wire ? wire.reading() : null;
         this.capacities = capacities;
         this.check = check;
         this.tickMs = tickMs;
@@ -106,7 +111,7 @@ public final class IngestBuffer {
             return;
         }
         if (topic.equals(writesTopic)) {
-            WriteEvent e = decode(writes, topic, partition, offset, key, value, timestamp, headers);
+            WriteEvent e = decode(writes, writeReading, topic, partition, offset, key, value, timestamp, headers);
             if (e != null) {
                 long time = e.getEventTime().toEpochMilli();
                 String bad = refusal(check.check(e), e.getCluster(), e.getNode(), time);
@@ -117,7 +122,7 @@ public final class IngestBuffer {
                 }
             }
         } else if (topic.equals(capacityTopic)) {
-            CapacityEvent e = decode(capacities, topic, partition, offset, key, value, timestamp, headers);
+            CapacityEvent e = decode(capacities, null, topic, partition, offset, key, value, timestamp, headers);
             if (e != null) {
                 long time = e.getEventTime().toEpochMilli();
                 String bad = refusal(check.check(e), e.getCluster(), e.getNode(), time);
@@ -185,11 +190,18 @@ public final class IngestBuffer {
         return b;
     }
 
-    /** The decoded value, or null after sending the record to the dead letters. */
-    private <T> T decode(Deserializer<T> deserializer, String topic, int partition, long offset, byte[] key,
-            byte[] value, long timestamp, Headers headers) {
+    /**
+     * The decoded value, or null after sending the record to the dead letters. With a {@code reading}
+     * ({@code deserializer} is then the wire-format one) the same record object is filled again for
+     * every record, and no decoder or time object is allocated: the buffer keeps none of a write
+     * event's fields but its id strings, which are shared.
+     */
+    private <T extends IndexedRecord> T decode(Deserializer<T> deserializer, SchemaRegistryDeserializer.Reading<T> reading, String topic,
+            int partition, long offset, byte[] key, byte[] value, long timestamp, Headers headers) {
         try {
-            T decoded = deserializer.deserialize(topic, headers, value);
+            T decoded = reading != null
+                    ? ((SchemaRegistryDeserializer<T>) deserializer).deserialize(topic, value, reading)
+                    : deserializer.deserialize(topic, headers, value);
             if (decoded == null) {
                 reject(topic, partition, offset, key, value, timestamp, "undecodable: no record");
             }

@@ -28,25 +28,33 @@ import org.apache.avro.util.Utf8;
  */
 final class BoundedDecoder extends Decoder {
 
-  private final byte[] buf;
-  private final int end;
-  private final long limit;
+  private byte[] buf;
+  private int end;
+  private long limit;
   private int pos;
 
-  private BoundedDecoder(byte[] buf, int offset, int length) {
-    this.buf = buf;
-    this.pos = offset;
-    this.end = offset + length;
-    this.limit = length;
+  private BoundedDecoder() {
   }
 
   /** A decoder of the {@code length} bytes of {@code data} from {@code offset} on. */
   static BoundedDecoder over(byte[] data, int offset, int length) {
+    return new BoundedDecoder().reset(data, offset, length);
+  }
+
+  /**
+   * This decoder, now over the {@code length} bytes of {@code data} from {@code offset} on: one
+   * decoder for record after record of one thread, none allocated per record.
+   */
+  BoundedDecoder reset(byte[] data, int offset, int length) {
     if (offset < 0 || length < 0 || offset > data.length - length) {
       throw new IllegalArgumentException("body [" + offset + ", " + offset + " + " + length + ") outside a "
           + data.length + "-byte array");
     }
-    return new BoundedDecoder(data, offset, length);
+    this.buf = data;
+    this.pos = offset;
+    this.end = offset + length;
+    this.limit = length;
+    return this;
   }
 
   /** Bytes of the body not read yet. */

@@ -184,13 +184,17 @@ final class DirectCoders {
 
     @Override
     public WriteEvent read(WriteEvent reuse, Decoder in) throws IOException {
-      WriteEvent e = new WriteEvent();
+      WriteEvent e = reuse != null ? reuse : new WriteEvent();
       e.setCluster(ids.read(in));
       e.setNode(ids.read(in));
       e.setSlot(in.readInt());
       e.setBytes(in.readLong());
       e.setOps(in.readLong());
-      e.setEventTime(Instant.ofEpochMilli(in.readLong()));
+      long time = in.readLong();
+      Instant before = e.getEventTime();
+      if (before == null || before.getNano() % 1_000_000 != 0 || before.toEpochMilli() != time) {
+        e.setEventTime(Instant.ofEpochMilli(time)); // a node's writes come many to a millisecond: the same Instant serves
+      }
       return e;
     }
   }

@@ -150,6 +150,33 @@ public final class SchemaRegistryDeserializer<T extends IndexedRecord> implement
    */
   @Override
   public T deserialize(String topic, byte[] data) {
+    return deserialize(topic, data, null);
+  }
+
+  /**
+   * What one thread keeps to read record after record without allocating a decoder, and (where the
+   * reader can fill one in place: the nodes' records, and any generated class read through Avro's
+   * own reader) a record, per record. Not thread-safe: one per reading thread.
+   */
+  public static final class Reading<T> {
+    private final BoundedDecoder decoder = BoundedDecoder.over(new byte[0], 0, 0);
+    private T record;
+
+    private Reading() {
+    }
+  }
+
+  /** A new {@link Reading} for {@link #deserialize(String, byte[], Reading)}. */
+  public Reading<T> reading() {
+    return new Reading<>();
+  }
+
+  /**
+   * Like {@link #deserialize(String, byte[])}, through {@code reading}: the record returned is the
+   * one the previous call through the same {@code reading} returned, filled anew, so it is valid
+   * only until the next call. {@code reading} null reads into a new record.
+   */
+  public T deserialize(String topic, byte[] data, Reading<T> reading) {
     if (data == null) {
       return null;
     }
@@ -170,10 +197,17 @@ public final class SchemaRegistryDeserializer<T extends IndexedRecord> implement
     int id = WireFormat.readSchemaId(data);
     DatumReader<T> reader = reader(registry, topic, id);
     int bodyLength = data.length - WireFormat.HEADER_SIZE;
-    BoundedDecoder decoder = BoundedDecoder.over(data, WireFormat.HEADER_SIZE, bodyLength);
+    BoundedDecoder decoder = reading == null
+        ? BoundedDecoder.over(data, WireFormat.HEADER_SIZE, bodyLength)
+        : reading.decoder.reset(data, WireFormat.HEADER_SIZE, bodyLength);
+    T reuse = null;
+    if (reading != null) {
+      reuse = reading.record;
+      reading.record = null; // a read that fails part-way leaves no half-filled record to reuse
+    }
     T record;
     try {
-      record = reader.read(null, decoder);
+      record = reader.read(reuse, decoder);
     } catch (EOFException e) {
       throw new SerializationException(
           topic + ": truncated Avro body: " + bodyLength + " bytes end before the record of schema id " + id
@@ -187,6 +221,9 @@ public final class SchemaRegistryDeserializer<T extends IndexedRecord> implement
       throw new SerializationException(
           topic + ": " + trailing + " trailing bytes after the record of schema id " + id
               + " (" + bodyLength + "-byte body)");
+    }
+    if (reading != null) {
+      reading.record = record;
     }
     return record;
   }

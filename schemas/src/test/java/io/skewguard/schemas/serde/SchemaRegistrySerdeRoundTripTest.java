@@ -77,6 +77,37 @@ class SchemaRegistrySerdeRoundTripTest {
     assertThat(serde.serializer().serialize("skew.node-capacity", small)).isEqualTo(once);
   }
 
+  @Test
+  void writeEventsReadThroughOneReadingAreEachAsWrittenAndABadOneInBetweenChangesNothing() {
+    var serde = SchemaRegistrySerde.of(io.skewguard.schemas.WriteEvent.class, config(), false);
+    var deserializer = (SchemaRegistryDeserializer<io.skewguard.schemas.WriteEvent>) serde.deserializer();
+    var reading = deserializer.reading();
+    var random = new java.util.SplittableRandom(11);
+    io.skewguard.schemas.WriteEvent previous = null;
+    long time = 1_000;
+    for (int i = 0; i < 2_000; i++) {
+      time += random.nextInt(3) == 0 ? random.nextInt(1, 50) : 0; // many writes share a millisecond
+      var written = new io.skewguard.schemas.WriteEvent("c" + random.nextInt(3), "node-" + random.nextInt(40),
+          random.nextInt(4096), random.nextLong(1, 1 << 20), random.nextLong(1, 9), java.time.Instant.ofEpochMilli(time));
+      byte[] bytes = serde.serializer().serialize("skew.node-writes", written);
+      if (i % 97 == 5) {
+        byte[] truncated = java.util.Arrays.copyOf(bytes, bytes.length - 3);
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> deserializer.deserialize("skew.node-writes", truncated, reading))
+            .isInstanceOf(org.apache.kafka.common.errors.SerializationException.class)
+            .hasMessageContaining("truncated Avro body");
+      }
+      var read = deserializer.deserialize("skew.node-writes", bytes, reading);
+      assertThat(read).isEqualTo(written);
+      assertThat(read.getEventTime().toEpochMilli()).isEqualTo(time);
+      if (previous != null && i % 97 != 5) {
+        assertThat(read).as("the record before, filled again").isSameAs(previous);
+      }
+      previous = read;
+    }
+    assertThat(deserializer.deserialize("skew.node-writes", null, reading)).isNull();
+  }
+
   @SuppressWarnings({"unchecked", "rawtypes"})
   private void roundTrip(SpecificRecord sample) {
     Class type = sample.getClass();
