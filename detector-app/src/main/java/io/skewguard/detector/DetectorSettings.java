@@ -143,9 +143,12 @@ public record DetectorSettings(
                             .validatedBy(Validator.atLeast(1))
                             .mapsTo(StreamsConfig.NUM_STREAM_THREADS_CONFIG, v -> v.toString()),
                     Setting.integer(INGEST_THREADS, 1, "Ingest loops (plain consumer + transactional producer each) in this "
-                                    + "process. Each loop takes its partitions' records in event-time order; several loops "
-                                    + "each run at their own pace, and one that runs ahead by more than the window while "
-                                    + "catching up makes stage two drop the others' heat as too old.")
+                                    + "process; the group's assignment gives each its share of the input partitions. Each "
+                                    + "loop takes its partitions' records in event-time order, and several loops keep within "
+                                    + "half the grace period of each other in record time, so the reports are as exact as "
+                                    + "with one; an event then counts exactly when it is at most half the grace period "
+                                    + "behind its partition's next record (one loop: the whole grace period). Loops of "
+                                    + "different processes do not keep pace with each other.")
                             .validatedBy(Validator.atLeast(1)),
                     Setting.bool(INGEST_TAKE_THREAD, true, "A second thread per ingest loop that takes (decodes, checks, "
                             + "sums) the fetched records while the loop's thread polls the next ones; false: the loop's "

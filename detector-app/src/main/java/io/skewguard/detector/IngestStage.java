@@ -1,8 +1,10 @@
 package io.skewguard.detector;
 
 import io.skewguard.detector.ingest.IngestLoop;
+import io.skewguard.detector.ingest.LoopPace;
 import io.skewguard.runtime.lifecycle.Service;
 import io.skewguard.runtime.metrics.InputLag;
+import io.skewguard.runtime.settings.Durations;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -21,6 +23,8 @@ import org.slf4j.LoggerFactory;
 final class IngestStage implements Service {
 
     private static final Logger LOG = LoggerFactory.getLogger(IngestStage.class);
+    /** How long a partition one loop gave up holds the others back at most, waiting for one of them to be assigned it. */
+    static final Duration ORPHAN_HOLD = Duration.ofSeconds(10);
 
     private final DetectorSettings settings;
     private final List<IngestLoop> loops = new CopyOnWriteArrayList<>();
@@ -44,9 +48,15 @@ final class IngestStage implements Service {
         // its predecessor's open transactions at once instead of after their timeout
         String instance = settings.instanceId().isBlank() ? UUID.randomUUID().toString() : settings.instanceId();
         int count = settings.ingestThreads();
-        LOG.info("starting {} ingest loop(s), {} thread(s) each", count, settings.ingestTakeThread() ? 2 : 1);
+        // several loops keep within half the grace period of each other, so that their heat is as exact as one loop's
+        LoopPace pace = count == 1 ? LoopPace.alone()
+                : new LoopPace(settings.grace().toMillis() / 2, ORPHAN_HOLD.toNanos(), System::nanoTime);
+        LOG.info("starting {} ingest loop(s), {} thread(s) each{}", count, settings.ingestTakeThread() ? 2 : 1,
+                count == 1 ? "" : ", each at most " + Durations.format(Duration.ofMillis(pace.leadMs()))
+                        + " (half the grace period) ahead of the others in record time");
         for (int i = 0; i < count; i++) {
-            IngestLoop loop = new IngestLoop(settings, settings.partialsTopic(), instance, i, e -> failure.compareAndSet(null, e));
+            IngestLoop loop = new IngestLoop(settings, settings.partialsTopic(), instance, i, pace,
+                    e -> failure.compareAndSet(null, e));
             loops.add(loop);
             lags.add(InputLag.of(loop.name(), loop::consumerMetrics));
             loop.start();

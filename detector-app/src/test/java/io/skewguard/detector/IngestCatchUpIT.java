@@ -52,6 +52,19 @@ class IngestCatchUpIT {
     }
 
     @Test
+    void aLoopPerPartitionKeepsPaceWithTheOthersSoEveryWindowIsStillExact() throws Exception {
+        // three loops on the three partitions, each on one thread: each may run ahead of the others by
+        // half the grace period at most, so stage two counts every heat in its window
+        catchUp("catchup-three.", 0, Map.of(DetectorSettings.INGEST_THREADS, "3",
+                DetectorSettings.INGEST_TAKE_THREAD, "false"), 3);
+    }
+
+    @Test
+    void loopsWithTakersKeepPaceToo() throws Exception {
+        catchUp("catchup-three-takers.", 5, Map.of(DetectorSettings.INGEST_THREADS, "3"), 3);
+    }
+
+    @Test
     void aBacklogFetchedFasterThanItIsTakenPausesPartitionsAndLosesNothing() throws Exception {
         // 120,000 write events, half of them on one node (so one partition holds half the backlog or more),
         // read by one loop whose taker takes while its thread fetches

@@ -116,6 +116,8 @@ public final class IngestLoop {
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
     /** Longest wait for a partition with records on the broker before the others go on without it. */
     private static final Duration MAX_IDLE = Duration.ofMillis(500);
+    /** The poll timeout while the other loops hold this one back ({@link LoopPace}): it takes again after each poll. */
+    private static final Duration PACE_POLL = Duration.ofMillis(5);
     private static final int PAUSE_AT = 10_000;
     private static final int RESUME_AT = 5_000;
     /** Records behind (on the broker, or fetched and not taken) at which the loop counts as working off a backlog ({@link #caughtUpAfterBacklog}). */
@@ -139,6 +141,7 @@ public final class IngestLoop {
     private final long tickMs;
     private final StateLimits limits;
     private final IngestBuffer.Sink sink;
+    private final LoopPace.Member pace;
     private final Thread thread;
     private final CountDownLatch done = new CountDownLatch(1);
     /** The taker: takes the fetched records (see the class comment); started only with {@code ingest-take-thread}. */
@@ -193,6 +196,22 @@ public final class IngestLoop {
     private final List<ProducerRecord<byte[], byte[]>> pending = new ArrayList<>();
     private final Map<TopicPartition, Long> positions = new HashMap<>();
     private volatile boolean lost;
+    /** Oldest record time taken since the buffers were last moved into a transaction ({@link LoopPace#NONE}: none). */
+    private long takenMin = LoopPace.NONE;
+    /** Oldest record time of the transaction being sent, until it is committed ({@link LoopPace#NONE}: none). */
+    private long sendingMin = LoopPace.NONE;
+    /** Whether this loop has an assignment its floor can be computed from (not before the first, nor after a recovery). */
+    private boolean paceKnown;
+    /** Set by a take that stopped at {@link LoopPace.Member#limit}: the loop then commits and polls again soon. */
+    private volatile boolean paceHeld;
+    /** Newest record time taken since the buffers were last moved into a transaction. */
+    private long takenMax = LoopPace.UNKNOWN;
+    /**
+     * Set by a take after which this loop commits so that its floor, which may hold the others back,
+     * follows it: its records taken and not committed span half the lead, or it is held back itself
+     * while its oldest of them is no newer than the others' floors.
+     */
+    private volatile boolean paceCommit;
     private long lastCommit = System.nanoTime();
     /** While the registry cannot answer: nothing is taken before this System.nanoTime(). */
     private long registryRetryAt = System.nanoTime();
@@ -207,7 +226,16 @@ public final class IngestLoop {
      */
     public IngestLoop(DetectorSettings settings, String partialsTopic, String instanceId, int index,
             Consumer<Throwable> onFailure) {
+        this(settings, partialsTopic, instanceId, index, LoopPace.alone(), onFailure);
+    }
+
+    /**
+     * @param pace shared by the loops of this process: keeps this one within its lead of the others
+     */
+    public IngestLoop(DetectorSettings settings, String partialsTopic, String instanceId, int index,
+            LoopPace pace, Consumer<Throwable> onFailure) {
         this.settings = settings;
+        this.pace = pace.join();
         this.transactionalId = settings.applicationId() + "-ingest-" + instanceId + "-" + index;
         this.name = transactionalId; // unique per instance: client ids, thread and metric names
         this.partialsTopic = partialsTopic;
@@ -322,7 +350,8 @@ public final class IngestLoop {
                         open();
                     }
                     pauseOrResume();
-                    ConsumerRecords<byte[], byte[]> records = consumer.poll(pollTimeout); // the taker takes meanwhile
+                    // the taker takes meanwhile; held back by the other loops, look again soon
+                    ConsumerRecords<byte[], byte[]> records = consumer.poll(paceHeld ? PACE_POLL : pollTimeout);
                     if (halting) {
                         break;
                     }
@@ -335,8 +364,8 @@ public final class IngestLoop {
                         throw new KafkaException("partitions lost without revocation; reading again from the committed offsets");
                     }
                     handOn(records);
-                    if (commitDue()) {
-                        commit();
+                    if (commitDue() || paceCommit && output != 0) {
+                        commit(); // raises this loop's floor, which may be what holds the others back
                     } else if (caughtUpAfterBacklog()) {
                         commit();
                         backlogCommitAt = System.nanoTime();
@@ -374,6 +403,7 @@ public final class IngestLoop {
             onFailure.accept(t);
         } finally {
             stopTaker();
+            pace.leave();
             writeSerde.close();
             capacitySerde.close();
             metrics.close();
@@ -419,6 +449,7 @@ public final class IngestLoop {
                     if (!halting && !partitions.isEmpty() && dirty()) {
                         commit();
                     }
+                    giveUp(partitions);
                     for (TopicPartition tp : partitions) {
                         if (tp.partition() < buffers.length) {
                             buffers[tp.partition()] = null; // empty now; its stream times go with the partition
@@ -440,6 +471,9 @@ public final class IngestLoop {
                         queues.putIfAbsent(tp, new Lane(tp, count));
                     }
                     lanes = null;
+                    paceKnown = true;
+                    pace.publish(floor()); // its new partitions' next records unknown until fetched
+                    partitions.forEach(pace::assigned);
                 } finally {
                     lock.unlock();
                 }
@@ -456,6 +490,7 @@ public final class IngestLoop {
                     if (!partitions.isEmpty() && dirty()) {
                         lost = true;
                     }
+                    giveUp(partitions);
                     forget(partitions);
                 } finally {
                     lock.unlock();
@@ -473,6 +508,36 @@ public final class IngestLoop {
             paused.remove(tp);
         }
         lanes = null;
+        pace.publish(floor());
+    }
+
+    /**
+     * Under the lock: the partitions' floors left with the other loops until one of them reads the
+     * partitions ({@link LoopPace}): their next owner starts at the committed offsets, whose records
+     * are no older than the partition's next record, nor than what was taken and not committed.
+     */
+    private void giveUp(Collection<TopicPartition> partitions) {
+        long uncommitted = Math.min(takenMin, sendingMin);
+        for (TopicPartition tp : partitions) {
+            Lane lane = queues.get(tp);
+            pace.gaveUp(tp, Math.min(uncommitted, lane == null ? LoopPace.UNKNOWN : lane.floor()));
+        }
+    }
+
+    /**
+     * Under the lock: this loop's floor for {@link LoopPace}: the oldest record time taken and not
+     * committed, and of each partition the next record's time (fetched: its head; not fetched yet: the
+     * last record time taken, or unknown before the first; nothing left on the broker: none).
+     */
+    private long floor() {
+        if (!paceKnown) {
+            return LoopPace.UNKNOWN;
+        }
+        long floor = Math.min(takenMin, sendingMin);
+        for (Lane lane : queues.values()) {
+            floor = Math.min(floor, lane.floor());
+        }
+        return floor;
     }
 
     /**
@@ -662,6 +727,8 @@ public final class IngestLoop {
         for (Lane lane : lanes) {
             lane.startCall();
         }
+        long limit = pace.limit(); // the other loops only raise it meanwhile: taking up to it stays safe
+        boolean held = false;
         int count = 0;
         try {
             while (true) {
@@ -690,6 +757,10 @@ public final class IngestLoop {
                     idleSince = 0;
                     break;
                 }
+                if (oldest > limit) {
+                    held = true; // the other loops' floor: taking this would run ahead of heat they still hand on
+                    break;
+                }
                 if (waiting) {
                     long now = System.nanoTime();
                     if (idleSince == 0) {
@@ -716,13 +787,21 @@ public final class IngestLoop {
                     q.pollFirst();
                     registryWaitMs = 0;
                     next.taken = r.offset() + 1;
+                    long time = r.timestamp();
+                    next.lastTaken = time;
+                    if (time < takenMin) {
+                        takenMin = time;
+                    }
+                    if (time > takenMax) {
+                        takenMax = time;
+                    }
                     count++;
                     if (q.size() == RESUME_AT && backlogged.contains(next.partition)) {
                         next.countTaken();
                         wakeToResume(); // so its next records are fetched while these are taken
                     }
                     r = q.peekFirst();
-                } while (r != null && pickedAgain(r.timestamp(), nextIndex, second, secondIndex));
+                } while (r != null && r.timestamp() <= limit && pickedAgain(r.timestamp(), nextIndex, second, secondIndex));
                 next.readHead(); // its head now (the scan reads no deque)
                 if (registryDown) {
                     break;
@@ -735,6 +814,16 @@ public final class IngestLoop {
                     lane.countTaken();
                 }
             }
+            paceHeld = held;
+            if (held) {
+                metrics.paceHeld();
+            }
+            // commit when the records taken and not committed span half the lead, or when held back by
+            // the others while they may be held back by this loop's oldest record not committed
+            paceCommit = takenMin != LoopPace.NONE
+                    && (takenMax - takenMin >= pace.commitSpanMs()
+                            || held && limit != LoopPace.UNKNOWN && takenMin <= limit - pace.leadMs());
+            pace.publish(floor());
         }
         return count;
     }
@@ -767,6 +856,8 @@ public final class IngestLoop {
         long head;
         int sizeAtStart;
         long taken;
+        /** The time of the last record taken ({@link LoopPace#UNKNOWN} before the first). */
+        long lastTaken = LoopPace.UNKNOWN;
 
         Lane(TopicPartition partition, AtomicInteger untaken) {
             this.partition = partition;
@@ -789,6 +880,15 @@ public final class IngestLoop {
             ConsumerRecord<byte[], byte[]> first = records.peekFirst();
             empty = first == null;
             head = first == null ? 0 : first.timestamp();
+        }
+
+        /** No record of this partition still to take is older than this (in order; {@link LoopPace}). */
+        long floor() {
+            ConsumerRecord<byte[], byte[]> first = records.peekFirst();
+            if (first != null) {
+                return first.timestamp();
+            }
+            return lagging ? lastTaken : LoopPace.NONE;
         }
     }
 
@@ -883,6 +983,10 @@ public final class IngestLoop {
             pending.clear();
             positions.clear();
             output = 0;
+            sendingMin = Math.min(sendingMin, takenMin); // holds the other loops until it is committed
+            takenMin = LoopPace.NONE;
+            takenMax = LoopPace.UNKNOWN;
+            paceCommit = false;
         } finally {
             lock.unlock();
         }
@@ -899,6 +1003,13 @@ public final class IngestLoop {
         }
         lastCommit = System.nanoTime();
         behind = false;
+        lock.lock();
+        try {
+            sendingMin = LoopPace.NONE;
+            pace.publish(floor());
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** After an error: abort, forget what was read since the last commit, start the clients afresh. */
@@ -921,6 +1032,14 @@ public final class IngestLoop {
     private void dropState() {
         lock.lock();
         try {
+            giveUp(queues.keySet()); // read again from the commits, by this loop or another
+            takenMin = LoopPace.NONE;
+            takenMax = LoopPace.UNKNOWN;
+            sendingMin = LoopPace.NONE;
+            paceKnown = false;
+            paceHeld = false;
+            paceCommit = false;
+            pace.publish(LoopPace.UNKNOWN);
             fetched.clear();
             buffers = new IngestBuffer[0];
             queues.clear(); // a new consumer is assigned afresh

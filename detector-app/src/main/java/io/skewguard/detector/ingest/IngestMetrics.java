@@ -16,8 +16,9 @@ import org.apache.kafka.common.utils.Time;
  * The ingest stage's metrics, group {@value #GROUP}, tag {@code skewguard-ingest-id} = the loop's
  * name: {@code dead-letter-total/-rate} (records sent to the dead-letter topic),
  * {@code records-ingested-total/-rate} (input records taken), {@code transactions-committed-total},
- * {@code transactions-aborted-total} and {@code partition-pauses-total} (times an input partition was
- * paused because its records waited to be taken faster than they were). Exposed over JMX (domain {@code skewguard.detector}) in the
+ * {@code transactions-aborted-total}, {@code partition-pauses-total} (times an input partition was
+ * paused because its records waited to be taken faster than they were) and {@code pace-holds-total}
+ * (takes that stopped because the loop had run ahead of the process's other loops: {@link LoopPace}). Exposed over JMX (domain {@code skewguard.detector}) in the
  * running app.
  */
 public final class IngestMetrics implements AutoCloseable {
@@ -30,6 +31,7 @@ public final class IngestMetrics implements AutoCloseable {
     private final Sensor committed;
     private final Sensor aborted;
     private final Sensor pauses;
+    private final Sensor paceHolds;
 
     /** @param jmx whether to expose the metrics over JMX (the app: yes; the replay harness: no) */
     public IngestMetrics(String id, boolean jmx) {
@@ -43,6 +45,7 @@ public final class IngestMetrics implements AutoCloseable {
         this.committed = total("transactions-committed", tags);
         this.aborted = total("transactions-aborted", tags);
         this.pauses = total("partition-pauses", tags);
+        this.paceHolds = total("pace-holds", tags);
     }
 
     private Sensor rateTotal(String name, Map<String, String> tags) {
@@ -76,6 +79,10 @@ public final class IngestMetrics implements AutoCloseable {
 
     public void paused() {
         pauses.record();
+    }
+
+    public void paceHeld() {
+        paceHolds.record();
     }
 
     /** The value of metric {@code name} (e.g. {@code dead-letter-total}), 0 if there is none. */
