@@ -257,8 +257,10 @@ public final class DetectorThroughput implements Callable<Integer> {
             rate = (total - before) / seconds;
             committedRate = (total - before) / committed;
             long deadLetters = (long) app.ingestMetric("dead-letter-total");
-            System.out.printf("detector %s processed %d records in %.2f s (all committed after %.2f s; %d taken before the timer started; %d dead-lettered)%n",
-                    id, total - before, seconds, committed, before, deadLetters);
+            System.out.printf("detector %s processed %d records in %.2f s (all committed after %.2f s; %d taken before the timer started; %d dead-lettered; %d transactions, %d partition pauses, %d takes held back by the other loops)%n",
+                    id, total - before, seconds, committed, before, deadLetters,
+                    (long) app.ingestMetric("transactions-committed-total"), (long) app.ingestMetric("partition-pauses-total"),
+                    (long) app.ingestMetric("pace-holds-total"));
             if (deadLetters > 0) {
                 // every input event is valid and on time: a dead letter means the detector refused
                 // input it should count, and its rate would not be that of the whole input
