@@ -77,13 +77,17 @@ import org.slf4j.LoggerFactory;
  *   <li>at once when a backlog of {@link #BACKLOG} or more records has just been worked off (every
  *       partition caught up, every record polled taken; at most once per {@code flush-interval}:
  *       {@link #caughtUpAfterBacklog});
- *   <li>when partitions are revoked (before they are given up) and on {@link #stop()}.
+ *   <li>when partitions are revoked (before they are given up) and on {@link #stop()};
+ *   <li>with other loops in the process, as their {@link LoopPace} asks (below).
  * </ul>
  *
  * <p>Records are taken in timestamp order across the assigned partitions (as Kafka Streams does
  * within a task), and each input partition number has its own buffer and per-cluster stream
  * times, so a partition read ahead of the others — catching up after downtime, a small topic such
- * as node-capacity fetched whole — makes no event late.
+ * as node-capacity fetched whole — makes no event late. With other loops in the process, a loop
+ * also takes no record more than the {@link LoopPace}'s lead (half the grace period) past the other
+ * loops' floors, and publishes its own floor after each take and commit, so that stage two's stream
+ * time never runs ahead of heat another loop still holds.
  *
  * <p><b>Two threads, or one</b> ({@code ingest-take-thread}, on by default). With the setting off the
  * loop's own thread does everything: after each poll it takes what the poll brought, then polls again.
@@ -114,7 +118,7 @@ public final class IngestLoop {
     private static final Logger LOG = LoggerFactory.getLogger(IngestLoop.class);
     private static final Duration RETRY_BACKOFF = Duration.ofSeconds(1);
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
-    /** Longest wait for a partition with records on the broker before the others go on without it. */
+    /** Longest wait for an empty partition whose lag the consumer does not know after its first records, before the others go on without it. */
     private static final Duration MAX_IDLE = Duration.ofMillis(500);
     /** The poll timeout while the other loops hold this one back ({@link LoopPace}): it takes again after each poll. */
     private static final Duration PACE_POLL = Duration.ofMillis(5);
@@ -544,7 +548,8 @@ public final class IngestLoop {
      * One poll as the taker gets it: its records, and the partitions that had no records on the
      * broker left to fetch after it (lag known and 0).
      */
-    private record Fetched(ConsumerRecords<byte[], byte[]> records, Set<TopicPartition> caughtUp) {}
+    private record Fetched(ConsumerRecords<byte[], byte[]> records, Set<TopicPartition> caughtUp,
+            Set<TopicPartition> lagUnknown) {}
 
     /**
      * Loop thread: hands one poll's records to the taker with every partition's lag after it, and
@@ -559,17 +564,20 @@ public final class IngestLoop {
             }
         }
         Set<TopicPartition> caughtUp = new HashSet<>();
+        Set<TopicPartition> lagUnknown = new HashSet<>();
         long recordsBehind = 0; // on the broker, or polled and not taken
         for (Map.Entry<TopicPartition, AtomicInteger> e : untaken.entrySet()) {
             OptionalLong l = consumer.currentLag(e.getKey());
-            if (l.isPresent() && l.getAsLong() == 0) {
+            if (l.isEmpty()) {
+                lagUnknown.add(e.getKey());
+            } else if (l.getAsLong() == 0) {
                 caughtUp.add(e.getKey());
             }
             recordsBehind += l.orElse(0) + e.getValue().get();
         }
         this.caughtUp = caughtUp;
         behind = behind || recordsBehind >= BACKLOG;
-        fetched.add(new Fetched(records, caughtUp));
+        fetched.add(new Fetched(records, caughtUp, lagUnknown));
         if (takeThread) {
             LockSupport.unpark(takerThread);
         } else {
@@ -667,6 +675,7 @@ public final class IngestLoop {
             }
             for (Lane lane : queues.values()) {
                 lane.lagging = !f.caughtUp().contains(lane.partition);
+                lane.lagUnknown = f.lagUnknown().contains(lane.partition);
             }
         }
     }
@@ -708,8 +717,10 @@ public final class IngestLoop {
     /**
      * Takes the queued records in timestamp order across the assigned partitions, as Kafka Streams
      * does within a task: always the partition whose next record is the oldest. An empty partition
-     * that still has records on the broker (lag unknown or above 0) holds processing back until they
-     * are fetched, at most {@link #MAX_IDLE}; then the others go on without it.
+     * that still has records on the broker (its lag known and above 0), or that has given none since
+     * it was assigned, holds processing back until they are fetched: the others going on without it
+     * would make its records late (a slow first fetch after a restart on a backlog did). One whose lag
+     * is unknown after it has given records holds it back at most {@link #MAX_IDLE}.
      *
      * <p>One scan of the queues picks the partition and also finds the oldest head of the others: the
      * chosen partition's records are then taken while each is older than that head, which is the
@@ -737,11 +748,15 @@ public final class IngestLoop {
                 long oldest = Long.MAX_VALUE;
                 long second = Long.MAX_VALUE; // the oldest head of the partitions not picked
                 int secondIndex = -1; // the first of them (in lane order) with that head
-                boolean waiting = false;
+                boolean waiting = false; // an empty partition has records on the broker: the others wait for them
+                boolean bounded = true; // at most MAX_IDLE: only while each such partition's lag is unknown after its first records
                 for (int i = 0; i < lanes.length; i++) {
                     Lane lane = lanes[i];
                     if (lane.empty) {
-                        waiting = waiting || lane.lagging;
+                        if (lane.lagging) {
+                            waiting = true;
+                            bounded = bounded && lane.lagUnknown && lane.lastTaken != LoopPace.UNKNOWN;
+                        }
                     } else if (lane.head < oldest) {
                         second = oldest;
                         secondIndex = nextIndex;
@@ -760,6 +775,10 @@ public final class IngestLoop {
                 if (oldest > limit) {
                     held = true; // the other loops' floor: taking this would run ahead of heat they still hand on
                     break;
+                }
+                if (waiting && !bounded) {
+                    idleSince = 0;
+                    break; // its records are on the broker, or it has given none yet: they come with a poll
                 }
                 if (waiting) {
                     long now = System.nanoTime();
@@ -852,6 +871,8 @@ public final class IngestLoop {
         final ArrayDeque<ConsumerRecord<byte[], byte[]>> records = new ArrayDeque<>();
         final AtomicInteger untaken;
         boolean lagging = true;
+        /** Whether the consumer did not know the partition's lag after the last poll (before its first fetch). */
+        boolean lagUnknown = true;
         boolean empty;
         long head;
         int sizeAtStart;
