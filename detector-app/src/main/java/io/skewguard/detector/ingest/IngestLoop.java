@@ -202,8 +202,12 @@ public final class IngestLoop {
     private volatile boolean lost;
     /** Oldest record time taken since the buffers were last moved into a transaction ({@link LoopPace#NONE}: none). */
     private long takenMin = LoopPace.NONE;
-    /** Oldest record time of the transaction being sent, until it is committed ({@link LoopPace#NONE}: none). */
-    private long sendingMin = LoopPace.NONE;
+    /**
+     * Oldest record time of the transaction being sent, until it is committed ({@link LoopPace#NONE}:
+     * none). Set under the lock; cleared by the loop's thread after the commit without it, so that a
+     * commit never waits for a take: the next take publishes the floor it raises.
+     */
+    private volatile long sendingMin = LoopPace.NONE;
     /** Whether this loop has an assignment its floor can be computed from (not before the first, nor after a recovery). */
     private boolean paceKnown;
     /** Set by a take that stopped at {@link LoopPace.Member#limit}: the loop then commits and polls again soon. */
@@ -1024,13 +1028,7 @@ public final class IngestLoop {
         }
         lastCommit = System.nanoTime();
         behind = false;
-        lock.lock();
-        try {
-            sendingMin = LoopPace.NONE;
-            pace.publish(floor());
-        } finally {
-            lock.unlock();
-        }
+        sendingMin = LoopPace.NONE; // published with the floor after the next take, which follows the next poll
     }
 
     /** After an error: abort, forget what was read since the last commit, start the clients afresh. */
