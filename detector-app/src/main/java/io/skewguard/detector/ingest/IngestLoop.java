@@ -742,6 +742,11 @@ public final class IngestLoop {
         for (Lane lane : lanes) {
             lane.startCall();
         }
+        for (IngestBuffer b : buffers) {
+            if (b != null) {
+                b.readClockAgain(); // records taken one after the other share a read of the clock, not records after a wait
+            }
+        }
         long limit = pace.limit(); // the other loops only raise it meanwhile: taking up to it stays safe
         boolean held = false;
         int count = 0;

@@ -301,6 +301,7 @@ public final class DetectorHarness implements AutoCloseable {
                 throw new IllegalArgumentException("the detector reads " + writesTopic + " and " + capacityTopic + ", not " + r.topic());
             }
         }
+        ingest.readClockAgain(); // the caller may have moved the clock since the last send
         for (Encoded r : records) {
             boolean write = r.topic().equals(writesTopic);
             ingest.accept(write ? writesTopic : capacityTopic, 0, write ? writesOffset++ : capacitiesOffset++, r.key(), r.value(),
@@ -311,6 +312,7 @@ public final class DetectorHarness implements AutoCloseable {
 
     /** Sends bytes as they are to the writes topic (to exercise the dead-letter path). */
     public DetectorHarness sendRawWrite(byte[] key, byte[] value, long timestamp) {
+        ingest.readClockAgain();
         ingest.accept(writesTopic, 0, writesOffset++, key, value, Math.max(0, timestamp),
                 new RecordHeaders());
         return settle();
@@ -318,6 +320,7 @@ public final class DetectorHarness implements AutoCloseable {
 
     /** Sends bytes as they are to the capacity topic. */
     public DetectorHarness sendRawCapacity(byte[] key, byte[] value, long timestamp) {
+        ingest.readClockAgain();
         ingest.accept(capacityTopic, 0, capacitiesOffset++, key, value, Math.max(0, timestamp),
                 new RecordHeaders());
         return settle();
