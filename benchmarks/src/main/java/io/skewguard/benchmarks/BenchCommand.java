@@ -21,6 +21,7 @@ import picocli.CommandLine.Mixin;
             BenchCommand.Planner.class,
             BenchCommand.Reads.class,
             BenchCommand.Serde.class,
+            BenchCommand.Take.class,
             DetectorThroughput.class,
             StoreUnderMigration.class,
         })
@@ -114,6 +115,23 @@ public final class BenchCommand implements Runnable {
                     .ratio("decode a write event ÷ Avro's reader", "deserializeWrite", "avroDeserializeWrite", "< 1")
                     .ratio("encode a capacity report ÷ Avro's writer", "serializeCapacity", "avroSerializeCapacity", "< 1")
                     .ratio("decode a capacity report ÷ Avro's reader", "deserializeCapacity", "avroDeserializeCapacity", "< 1");
+        }
+    }
+
+    @Command(name = "take", mixinStandardHelpOptions = true,
+            description = {"One write event taken by the detector's stage one against decoding it alone (JMH, ~1 min).",
+                "detector's IngestBuffer.accept on records in memory at 48 and 512 nodes; `bench detector` measures it with the fetch."})
+    static final class Take extends JmhBench {
+        @Override
+        String pattern() {
+            return "TakeBenchmark";
+        }
+
+        @Override
+        RatioTable table(Map<String, JmhRun.Score> s) {
+            return new RatioTable(s)
+                    .ratio("take a write event ÷ decode it alone, 48 nodes", "take@48", "decodeAlone@48", "")
+                    .ratio("take a write event ÷ decode it alone, 512 nodes", "take@512", "decodeAlone@512", "");
         }
     }
 
