@@ -12,9 +12,8 @@ import io.skewguard.detector.stream.StateCodec;
 import io.skewguard.schemas.AlertState;
 import io.skewguard.schemas.SkewReport;
 import io.skewguard.schemas.serde.SchemaRegistrySerde;
-import java.time.Clock;
+import io.skewguard.testkit.TestClock;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -40,7 +39,7 @@ class EventTimeTest {
     private static final int ORDINARY = 960;
 
     /** This process's clock, moved by the test: it runs with the ordinary events, as in production. */
-    private final MovingClock clock = new MovingClock(T0);
+    private final TestClock clock = new TestClock(T0);
 
     private DetectorHarness harness() {
         return new DetectorHarness(DetectorSettings.defaultSettings().with(Map.of(DetectorSettings.WINDOW, "10s")), clock);
@@ -163,39 +162,6 @@ class EventTimeTest {
             assertThat(out).isNotEmpty().allSatisfy(r -> assertThat(r.getWindowEnd().toEpochMilli()).isLessThan(T0 + 1_000 * SECOND));
             assertThat(out.stream().mapToLong(SkewReport::getTotalWriteBytes).sum()).isGreaterThan(0);
             assertThat(capacity.get("c1\u0000n1")).isNull();
-        }
-    }
-
-    /** A clock the test sets. */
-    private static final class MovingClock extends Clock {
-        private long millis;
-
-        MovingClock(long millis) {
-            this.millis = millis;
-        }
-
-        void set(long millis) {
-            this.millis = millis;
-        }
-
-        @Override
-        public long millis() {
-            return millis;
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.ofEpochMilli(millis);
-        }
-
-        @Override
-        public java.time.ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            throw new UnsupportedOperationException();
         }
     }
 }

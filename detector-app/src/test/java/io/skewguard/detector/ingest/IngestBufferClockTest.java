@@ -7,10 +7,8 @@ import io.skewguard.detector.stream.PartialHeat;
 import io.skewguard.schemas.CapacityEvent;
 import io.skewguard.schemas.WriteEvent;
 import io.skewguard.schemas.serde.SchemaRegistrySerde;
-import java.time.Clock;
+import io.skewguard.testkit.TestClock;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -24,38 +22,11 @@ class IngestBufferClockTest {
     private static final long T0 = 1_780_000_000_000L;
     private static final long HOUR = 3_600_000L;
 
-    /** A clock set by the test that counts how often it is read. */
-    private static final class CountingClock extends Clock {
-        long millis = T0;
-        int reads;
-
-        @Override
-        public long millis() {
-            reads++;
-            return millis;
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.ofEpochMilli(millis());
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            throw new UnsupportedOperationException();
-        }
-    }
-
     private final DetectorSettings settings = DetectorSettings.of(Map.of(
             "bootstrap.servers", "127.0.0.1:9", "schema.registry.url", "mock://clock-test-" + UUID.randomUUID()));
     private final SchemaRegistrySerde<WriteEvent> writes = SchemaRegistrySerde.of(WriteEvent.class, settings.serdeConfig(), false);
     private final SchemaRegistrySerde<CapacityEvent> capacities = SchemaRegistrySerde.of(CapacityEvent.class, settings.serdeConfig(), false);
-    private final CountingClock clock = new CountingClock();
+    private final TestClock clock = new TestClock(T0);
     private final List<String> deadLetters = new ArrayList<>();
     private final IngestBuffer buffer = new IngestBuffer("node-writes", "node-capacity", writes.deserializer(), capacities.deserializer(),
             settings.inputCheck(), settings.tick().toMillis(), new IngestBuffer.Sink() {
@@ -81,12 +52,12 @@ class IngestBufferClockTest {
         for (int i = 0; i < 10 * IngestBuffer.CLOCK_EVERY; i++) {
             write(T0 - 1_000 + i);
         }
-        assertThat(clock.reads).isEqualTo(10);
+        assertThat(clock.reads()).isEqualTo(10);
         assertThat(deadLetters).isEmpty();
 
         buffer.readClockAgain();
         write(T0);
-        assertThat(clock.reads).as("the first record after readClockAgain reads the clock").isEqualTo(11);
+        assertThat(clock.reads()).as("the first record after readClockAgain reads the clock").isEqualTo(11);
     }
 
     @Test
@@ -95,7 +66,7 @@ class IngestBufferClockTest {
         write(T0 + 2 * HOUR);
         assertThat(deadLetters).singleElement().asString().startsWith("future:");
 
-        clock.millis = T0 + 2 * HOUR; // the clock moves on, as during a wait for the next records
+        clock.set(T0 + 2 * HOUR); // the clock moves on, as during a wait for the next records
         buffer.readClockAgain();
         write(T0 + 2 * HOUR);
         assertThat(deadLetters).as("two hours on, the same time is no longer ahead of the clock").hasSize(1);
