@@ -194,12 +194,14 @@ public final class StoreUnderMigration implements Callable<Integer> {
         Histogram switches = new Histogram(HIGHEST_MICROS, 3);
         Histogram movedSlots = new Histogram(HIGHEST_MICROS, 3);
         Histogram quietMovable = new Histogram(HIGHEST_MICROS, 3);
+        Histogram othersOnTargets = new Histogram(HIGHEST_MICROS, 3);
+        Histogram othersOnSources = new Histogram(HIGHEST_MICROS, 3);
         List<Histogram> quietRounds = new ArrayList<>();
         List<Histogram> migratingRounds = new ArrayList<>();
         ZipfKeys heat = new ZipfKeys(slots, keys, heatSkew, 7);
         int[] order = movedInOrder(heat);
         Writer writer = new Writer(cluster, drawKeys(heat), writesPerSecond, valueBytes, quiet, migrating, movedSlots,
-                quietMovable, order);
+                quietMovable, othersOnTargets, othersOnSources, order);
         double movedShare = 0;
         for (int slot : order) {
             movedShare += heat.share(slot);
@@ -263,7 +265,7 @@ public final class StoreUnderMigration implements Callable<Integer> {
         if (driver.failure != null) {
             throw new IllegalStateException("the migration driver failed", driver.failure);
         }
-        return new Result(quiet, migrating, movedSlots, quietMovable, quietRounds, migratingRounds, warmQuiet,
+        return new Result(quiet, migrating, movedSlots, quietMovable, othersOnTargets, othersOnSources, quietRounds, migratingRounds, warmQuiet,
                 warmupMigrating ? warmMigrating : null, switches, driver.moved, driver.bytesCopied, driver.lastBudget, writer.behind,
                 governor == null ? null : governor.intervals(), governor == null ? null : governor.state());
     }
@@ -293,7 +295,8 @@ public final class StoreUnderMigration implements Callable<Integer> {
     }
 
     /** The figures of one run. */
-    private record Result(Histogram quiet, Histogram migrating, Histogram movedSlots, Histogram quietMovable, List<Histogram> quietRounds,
+    private record Result(Histogram quiet, Histogram migrating, Histogram movedSlots, Histogram quietMovable,
+                          Histogram othersOnTargets, Histogram othersOnSources, List<Histogram> quietRounds,
                           List<Histogram> migratingRounds, Histogram warmQuiet, Histogram warmMigrating, Histogram switches, int moved, long bytesCopied,
                           long budget, long behind, LatencyGovernor.Intervals paceIntervals, CopyPacer.Pace pace) {
         String markdown(int rate, int phaseSeconds, int rounds) {
@@ -318,6 +321,14 @@ public final class StoreUnderMigration implements Callable<Integer> {
             others.subtract(movedSlots);
             out.append(row("migrating: writes of a slot being moved (dual-written)", movedSlots));
             out.append(row("migrating: writes of every other slot", others));
+            if (others.getTotalCount() > 0) {
+                Histogram elsewhere = others.copy();
+                elsewhere.subtract(othersOnTargets);
+                elsewhere.subtract(othersOnSources);
+                out.append(row("… of them, into a node receiving a copy", othersOnTargets));
+                out.append(row("… into a node giving one", othersOnSources));
+                out.append(row("… into a node in no move", elsewhere));
+            }
             out.append(String.format("%np99 per round (µs): quiet %s; migrating %s%n", p99s(quietRounds), p99s(migratingRounds)));
             out.append(warmMigrating == null
                     ? String.format("warm-up (not counted): quiet p99 %d µs; no migrating phase (--no-warmup-migrating)%n",
@@ -351,16 +362,21 @@ public final class StoreUnderMigration implements Callable<Integer> {
         final AtomicIntegerArray owner;
         /** 1 while a slot is being moved: from its copy's start to its cleanup. */
         final AtomicIntegerArray moving;
+        /** Per node, while a batch runs: {@link #RECEIVING} a copy, {@link #GIVING} one, or 0. */
+        final AtomicIntegerArray role;
+        static final int RECEIVING = 1;
+        static final int GIVING = 2;
         final int slots;
 
-        private Cluster(int slots) {
+        private Cluster(int slots, int nodes) {
             this.slots = slots;
+            this.role = new AtomicIntegerArray(nodes);
             this.owner = new AtomicIntegerArray(slots);
             this.moving = new AtomicIntegerArray(slots);
         }
 
         static Cluster open(Path dir, int nodes, int slots) {
-            Cluster c = new Cluster(slots);
+            Cluster c = new Cluster(slots, nodes);
             try {
                 for (int n = 0; n < nodes; n++) {
                     String id = String.format("node-%02d", n);
@@ -408,6 +424,8 @@ public final class StoreUnderMigration implements Callable<Integer> {
         private final Histogram migrating;
         private final Histogram movedSlots;
         private final Histogram quietMovable;
+        private final Histogram othersOnTargets;
+        private final Histogram othersOnSources;
         private final boolean[] movable;
         private volatile Histogram phase;
         private volatile Histogram round;
@@ -417,7 +435,7 @@ public final class StoreUnderMigration implements Callable<Integer> {
         volatile Throwable failure;
 
         Writer(Cluster cluster, String[] keys, int rate, int valueBytes, Histogram quiet, Histogram migrating, Histogram movedSlots,
-               Histogram quietMovable, int[] moved) {
+               Histogram quietMovable, Histogram othersOnTargets, Histogram othersOnSources, int[] moved) {
             this.cluster = cluster;
             this.keys = keys;
             this.rate = rate;
@@ -426,6 +444,8 @@ public final class StoreUnderMigration implements Callable<Integer> {
             this.migrating = migrating;
             this.movedSlots = movedSlots;
             this.quietMovable = quietMovable;
+            this.othersOnTargets = othersOnTargets;
+            this.othersOnSources = othersOnSources;
             this.movable = new boolean[cluster.slots];
             for (int slot : moved) {
                 movable[slot] = true;
@@ -467,6 +487,7 @@ public final class StoreUnderMigration implements Callable<Integer> {
                     String key = keys[(int) (n & (keys.length - 1))];
                     int slot = cluster.slotOf(key);
                     boolean moved = cluster.moving.get(slot) == 1;
+                    int role = cluster.role.get(cluster.owner.get(slot));
                     write(key, slot, version++);
                     long micros = Math.min((System.nanoTime() - due) / 1000, HIGHEST_MICROS);
                     if (h != null) {
@@ -476,6 +497,10 @@ public final class StoreUnderMigration implements Callable<Integer> {
                         }
                         if (h == migrating && moved) {
                             movedSlots.recordValue(micros);
+                        } else if (h == migrating && role == Cluster.RECEIVING) {
+                            othersOnTargets.recordValue(micros);
+                        } else if (h == migrating && role == Cluster.GIVING) {
+                            othersOnSources.recordValue(micros);
                         } else if (h == quiet && movable[slot]) {
                             quietMovable.recordValue(micros);
                         }
@@ -616,6 +641,8 @@ public final class StoreUnderMigration implements Callable<Integer> {
             batchNumber++;
             long share = Math.max(1, limiter.budget(load) / moves.size());
             for (Move m : moves) {
+                cluster.role.set(cluster.stores.indexOf(m.source()), Cluster.GIVING);
+                cluster.role.set(m.targetIndex(), Cluster.RECEIVING);
                 cluster.moving.set(m.slot(), 1);
                 m.target().startCopy(m.id(), m.slot(), m.source().node(), share);
             }
@@ -662,6 +689,8 @@ public final class StoreUnderMigration implements Callable<Integer> {
             for (Move m : moves) {
                 m.source().cleanup(m.id(), m.slot());
                 cluster.moving.set(m.slot(), 0);
+                cluster.role.set(cluster.stores.indexOf(m.source()), 0);
+                cluster.role.set(m.targetIndex(), 0);
             }
             moved += moves.size();
         }

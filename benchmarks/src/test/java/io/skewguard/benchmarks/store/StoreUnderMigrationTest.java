@@ -46,6 +46,8 @@ class StoreUnderMigrationTest {
 
         assertThat(printed).containsPattern("[1-9][0-9]* slots moved in [1-9][0-9]* batches")
                 .contains("| quiet (baseline) |").contains("| migrating |")
+                .contains("| … of them, into a node receiving a copy |").contains("| … into a node giving one |")
+                .contains("| … into a node in no move |")
                 .contains("write latency p99, migrating ÷ quiet:")
                 .contains("switch time, first PREPARE → last COMMIT of a batch (ms): p50")
                 .contains("1-minute load average")
@@ -53,6 +55,27 @@ class StoreUnderMigrationTest {
                 .contains("warm-up: quiet").contains("warm-up: migrating")
                 .containsPattern("warm-up \\(not counted\\): quiet p99 [0-9]+ µs, migrating p99 [0-9]+ µs");
         assertThat(printed.indexOf("warm-up: migrating")).isLessThan(printed.indexOf("round 1: quiet"));
+    }
+
+    @Test
+    void theOtherSlotsWritesAreSplitByWhatTheirNodeDoesAndTheSplitAddsUp() {
+        String printed = shortRun();
+
+        long others = writesIn(printed, "migrating: writes of every other slot");
+        long receiving = writesIn(printed, "… of them, into a node receiving a copy");
+        long giving = writesIn(printed, "… into a node giving one");
+        long none = writesIn(printed, "… into a node in no move");
+        assertThat(receiving).as(printed).isPositive();
+        assertThat(giving).as(printed).isPositive();
+        assertThat(receiving + giving + none).as(printed).isEqualTo(others);
+    }
+
+    /** The writes column of the table row named {@code name}. */
+    private static long writesIn(String printed, String name) {
+        String prefix = "| " + name + " | ";
+        return printed.lines().filter(l -> l.startsWith(prefix)).findFirst()
+                .map(l -> Long.parseLong(l.substring(prefix.length()).split(" \\| ")[0].replace(",", "")))
+                .orElseThrow(() -> new AssertionError("no row " + name + " in\n" + printed));
     }
 
     @Test
