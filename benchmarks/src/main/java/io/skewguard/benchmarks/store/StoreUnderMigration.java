@@ -495,12 +495,14 @@ public final class StoreUnderMigration implements Callable<Integer> {
                         if (r != null) {
                             r.recordValue(micros);
                         }
-                        if (h == migrating && moved) {
-                            movedSlots.recordValue(micros);
-                        } else if (h == migrating && role == Cluster.RECEIVING) {
-                            othersOnTargets.recordValue(micros);
-                        } else if (h == migrating && role == Cluster.GIVING) {
-                            othersOnSources.recordValue(micros);
+                        if (h == migrating) {
+                            if (moved) {
+                                movedSlots.recordValue(micros);
+                            } else if (role == Cluster.RECEIVING) {
+                                othersOnTargets.recordValue(micros);
+                            } else if (role == Cluster.GIVING) {
+                                othersOnSources.recordValue(micros);
+                            }
                         } else if (h == quiet && movable[slot]) {
                             quietMovable.recordValue(micros);
                         }
@@ -583,7 +585,7 @@ public final class StoreUnderMigration implements Callable<Integer> {
             running = false;
         }
 
-        private record Move(String id, int slot, RocksDbNodeStore source, RocksDbNodeStore target, int targetIndex) {}
+        private record Move(String id, int slot, RocksDbNodeStore source, RocksDbNodeStore target, int sourceIndex, int targetIndex) {}
 
         @Override
         public void run() {
@@ -636,12 +638,12 @@ public final class StoreUnderMigration implements Callable<Integer> {
                 }
                 busy[from] = true;
                 busy[to] = true;
-                moves.add(new Move("bench-" + batchNumber + "-" + slot, slot, cluster.stores.get(from), cluster.stores.get(to), to));
+                moves.add(new Move("bench-" + batchNumber + "-" + slot, slot, cluster.stores.get(from), cluster.stores.get(to), from, to));
             }
             batchNumber++;
             long share = Math.max(1, limiter.budget(load) / moves.size());
             for (Move m : moves) {
-                cluster.role.set(cluster.stores.indexOf(m.source()), Cluster.GIVING);
+                cluster.role.set(m.sourceIndex(), Cluster.GIVING);
                 cluster.role.set(m.targetIndex(), Cluster.RECEIVING);
                 cluster.moving.set(m.slot(), 1);
                 m.target().startCopy(m.id(), m.slot(), m.source().node(), share);
@@ -689,7 +691,7 @@ public final class StoreUnderMigration implements Callable<Integer> {
             for (Move m : moves) {
                 m.source().cleanup(m.id(), m.slot());
                 cluster.moving.set(m.slot(), 0);
-                cluster.role.set(cluster.stores.indexOf(m.source()), 0);
+                cluster.role.set(m.sourceIndex(), 0);
                 cluster.role.set(m.targetIndex(), 0);
             }
             moved += moves.size();
